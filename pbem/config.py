@@ -1,0 +1,71 @@
+"""Configuration read from the environment, with defaults that suit `make run`."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEV_SECRET_KEY = "dev-only-secret-key-change-me"
+
+
+def _default_database_url() -> str:
+    return f"sqlite:///{PROJECT_ROOT / 'var' / 'korsar.sqlite3'}"
+
+
+@dataclass
+class Config:
+    """Settings of one app or worker process. `from_env()` reads the documented variables."""
+
+    DATABASE_URL: str = field(default_factory=_default_database_url)
+    SECRET_KEY: str = DEV_SECRET_KEY
+    # Older keys still accepted while rotating (comma separated in SECRET_KEY_FALLBACKS).
+    SECRET_KEY_FALLBACKS: list[str] = field(default_factory=list)
+    BASE_URL: str = "http://127.0.0.1:5000"
+    SMTP_HOST: str = "127.0.0.1"
+    SMTP_PORT: int = 8025
+    SMTP_USER: str = ""
+    SMTP_PASSWORD: str = ""
+    SMTP_TLS: str = "none"  # none | starttls | ssl
+    SMTP_TIMEOUT: float = 10.0
+    MAIL_FROM: str = "Korsar by mail <korsar@localhost>"
+    WORKER_POLL_SECONDS: float = 2.0
+    BOT_DELAY_SECONDS: float = 3.0
+    KORSAR_ENV: str = "development"  # development | production | testing
+    DEV_INBOX: bool = True  # the dev-only mail catcher inbox pages
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> "Config":
+        env = os.environ if environ is None else environ
+        cfg = cls()
+        for f in fields(cls):
+            raw = env.get(f.name)
+            if raw is None or raw == "":
+                continue
+            current = getattr(cfg, f.name)
+            if isinstance(current, bool):
+                value: object = raw.strip().lower() in {"1", "true", "yes", "on"}
+            elif isinstance(current, int):
+                value = int(raw)
+            elif isinstance(current, float):
+                value = float(raw)
+            elif isinstance(current, list):
+                value = [part.strip() for part in raw.split(",") if part.strip()]
+            else:
+                value = raw
+            setattr(cfg, f.name, value)
+        if cfg.KORSAR_ENV == "production":
+            cfg.DEV_INBOX = env.get("DEV_INBOX", "").lower() in {"1", "true", "yes", "on"}
+        cfg.validate(explicit_secret="SECRET_KEY" in env and env["SECRET_KEY"] != "")
+        return cfg
+
+    def validate(self, explicit_secret: bool = True) -> None:
+        if self.SMTP_TLS not in {"none", "starttls", "ssl"}:
+            raise ValueError("SMTP_TLS must be one of none, starttls, ssl")
+        if self.KORSAR_ENV == "production" and (not explicit_secret or self.SECRET_KEY == DEV_SECRET_KEY):
+            raise RuntimeError("SECRET_KEY must be set in production (KORSAR_ENV=production)")
+        self.BASE_URL = self.BASE_URL.rstrip("/")
+
+    @property
+    def is_production(self) -> bool:
+        return self.KORSAR_ENV == "production"

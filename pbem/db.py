@@ -1,0 +1,70 @@
+"""Database engines and sessions: SQLite done right for the embedded default, pooled PostgreSQL."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine, make_url
+from sqlmodel import Session, SQLModel, create_engine
+
+
+def is_sqlite(url: str) -> bool:
+    return make_url(url).get_backend_name() == "sqlite"
+
+
+def make_engine(url: str, **kwargs: object) -> Engine:
+    """An engine for `url`. SQLite gets WAL, a busy timeout and BEGIN IMMEDIATE writes."""
+    if is_sqlite(url):
+        database = make_url(url).database
+        if database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30, "isolation_level": None},
+            **kwargs,
+        )
+        _configure_sqlite(engine)
+        return engine
+    kwargs.setdefault("pool_pre_ping", True)
+    kwargs.setdefault("pool_size", 5)
+    kwargs.setdefault("max_overflow", 10)
+    kwargs.setdefault("pool_recycle", 1800)
+    return create_engine(url, **kwargs)
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    # pysqlite's own transaction handling is turned off (isolation_level=None) so that
+    # every transaction starts with BEGIN IMMEDIATE: writers queue on the busy timeout
+    # instead of failing with "database is locked" when they upgrade a read lock.
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA busy_timeout=30000")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def create_all(engine: Engine) -> None:
+    from pbem import models  # noqa: F401  (registers the tables)
+
+    SQLModel.metadata.create_all(engine)
+
+
+@contextmanager
+def session_scope(engine: Engine) -> Iterator[Session]:
+    """One transaction: commit on success, roll back on any error."""
+    with Session(engine, expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise

@@ -1,0 +1,1 @@
+"""Email: rendering templates into messages, the outbox, and SMTP delivery."""

@@ -1,0 +1,143 @@
+"""The stored data: games (with a state snapshot), seats, the move log, and the email outbox.
+
+All datetimes are naive UTC. Deadlines and reminder times live here, not in a scheduler.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Optional
+
+from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class GameStatus:
+    RUNNING = "running"
+    PAUSED = "paused"
+    FINISHED = "finished"
+    ABORTED = "aborted"
+    ALL = (RUNNING, PAUSED, FINISHED, ABORTED)
+
+
+class Game(SQLModel, table=True):
+    __table_args__ = (
+        Index("ix_game_status_deadline", "status", "deadline_at"),
+        Index("ix_game_status_reminder", "status", "next_reminder_at"),
+        Index("ix_game_status_bot_due", "status", "bot_due_at"),
+    )
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(default="", max_length=200)
+    status: str = Field(default=GameStatus.RUNNING, max_length=16, index=True)
+    teams: bool = False
+    options_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    seed: Optional[int] = None
+    deck_json: str = Field(sa_column=Column(Text, nullable=False))
+    # The engine's state as JSON: a move never replays the whole log.
+    state_json: str = Field(sa_column=Column(Text, nullable=False))
+    # Number of moves applied; also the optimistic lock of the row.
+    version: int = 0
+    to_move: Optional[int] = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    finished_at: Optional[datetime] = None
+    turn_started_at: Optional[datetime] = None
+    # Root Message-ID of the game's email thread.
+    thread_id: str = Field(default="", max_length=255)
+
+    # Clocks (see pbem/clocks): all UTC, all found by indexed queries.
+    deadline_hours: float = 72.0
+    reminders: str = Field(default="50,85", max_length=100)  # percent of the deadline
+    on_timeout: str = Field(default="autoplay", max_length=16)  # autoplay | pause | bot
+    deadline_at: Optional[datetime] = None
+    next_reminder_at: Optional[datetime] = None
+    reminders_sent: int = 0
+    bot_due_at: Optional[datetime] = None
+    paused_at: Optional[datetime] = None
+
+
+class SeatKind:
+    HUMAN = "human"
+    BOT = "bot"
+
+
+class Seat(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("game_id", "position", name="uq_seat_game_position"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    position: int
+    name: str = Field(max_length=100)
+    email: Optional[str] = Field(default=None, max_length=254)
+    kind: str = Field(default=SeatKind.HUMAN, max_length=8)  # human | bot
+    bot: Optional[str] = Field(default=None, max_length=16)  # engine bot name when kind == bot
+    # A human seat handed to a bot (timeout policy "bot" or an admin) keeps its email.
+    handed_to_bot: bool = False
+    team: Optional[int] = None
+    # Changing it invalidates every link issued to this seat (e.g. new email address).
+    link_nonce: str = Field(default="", max_length=32)
+    timezone: str = Field(default="UTC", max_length=64)
+    # Move count of the game when this seat was last sent a turn email ("since your last turn").
+    last_seen_version: int = 0
+    unsubscribed: bool = False  # reminders and event emails off (turn emails always go)
+    digest: bool = False  # daily digest instead of per-event emails
+    vacation_start: Optional[datetime] = None
+    vacation_end: Optional[datetime] = None
+    vacation_days_used: float = 0.0
+    timeouts: int = 0
+
+
+class MoveRecord(SQLModel, table=True):
+    __tablename__ = "move"
+    __table_args__ = (UniqueConstraint("game_id", "number", name="uq_move_game_number"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    number: int  # 1-based; the game's version after this move
+    seat: int
+    move_json: str = Field(sa_column=Column(Text, nullable=False))
+    # The engine's public events of this move (captures, game over), as JSON.
+    events_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    source: str = Field(default="player", max_length=16)  # player | bot | timeout | admin
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class OutboxStatus:
+    PENDING = "pending"
+    SENDING = "sending"
+    SENT = "sent"
+    FAILED = "failed"
+
+
+class OutboxMessage(SQLModel, table=True):
+    """One email to one recipient, written in the same transaction as its cause."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: Optional[int] = Field(default=None, foreign_key="game.id", index=True)
+    seat_id: Optional[int] = Field(default=None, foreign_key="seat.id")
+    kind: str = Field(max_length=32)  # welcome | turn | reminder | game_over | ...
+    to_addr: str = Field(max_length=254)
+    subject: str = Field(max_length=300)
+    text_body: str = Field(sa_column=Column(Text, nullable=False))
+    html_body: str = Field(sa_column=Column(Text, nullable=False))
+    message_id: str = Field(max_length=255, unique=True)
+    in_reply_to: Optional[str] = Field(default=None, max_length=255)
+    references: Optional[str] = Field(default=None, sa_column=Column(Text))
+    # Extra headers (List-Unsubscribe, ...) as a JSON object.
+    headers_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    status: str = Field(default=OutboxStatus.PENDING, max_length=16)
+    attempts: int = 0
+    next_attempt_at: datetime = Field(default_factory=utcnow)
+    # Lease of the worker that is sending it (crash-safe claiming).
+    claimed_by: Optional[str] = Field(default=None, max_length=64)
+    claimed_until: Optional[datetime] = None
+    last_error: Optional[str] = Field(default=None, sa_column=Column(Text))
+    created_at: datetime = Field(default_factory=utcnow)
+    sent_at: Optional[datetime] = None

@@ -1,0 +1,1 @@
+"""Blueprints: player pages (move links), the admin dashboard, dev inbox, health."""
