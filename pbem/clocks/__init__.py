@@ -1,0 +1,1 @@
+"""The scheduled side: turn deadlines, reminders, quiet hours, timeouts, vacations."""
