@@ -1,12 +1,19 @@
 """Korsar by mail: the Flask service (app factory)."""
 from __future__ import annotations
 
+import os
+from datetime import timedelta
 from typing import Any
 
 from flask import Flask
+from flask_wtf.csrf import CSRFProtect
 
 from pbem.config import Config
 from pbem.db import make_engine
+
+# Every form POST needs a session CSRF token, except player move links (their signed token
+# is the authentication, and they are opened from email clients without a session).
+csrf = CSRFProtect()
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
@@ -18,14 +25,38 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.config.from_mapping({k: getattr(config, k) for k in config.__dataclass_fields__})
     app.config["KORSAR"] = config
     app.extensions["korsar_db"] = make_engine(config.DATABASE_URL)
+    app.config.update(
+        SESSION_COOKIE_NAME="korsar_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=config.BASE_URL.startswith("https://"),
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
+        WTF_CSRF_TIME_LIMIT=None,  # the token lives as long as the (12 h) session
+    )
+    csrf.init_app(app)
+    _init_production_pieces(app, config)
 
     from pbem import cli
     from pbem.web import admin, dev, health, player
 
+    csrf.exempt(player.bp)
     app.register_blueprint(player.bp)
     app.register_blueprint(admin.bp)
     app.register_blueprint(health.bp)
+    from pbem.web import prefs; prefs.register(app, csrf)  # noqa: E702  (clocks: vacations, unsubscribe)
     if config.DEV_INBOX and not config.is_production:
         app.register_blueprint(dev.bp)
     cli.init_app(app)
     return app
+
+
+def _init_production_pieces(app: Flask, config: Config) -> None:
+    """JSON request logs (tokens redacted) and security headers on every response."""
+    from pbem.logging import configure_logging, init_request_logging
+    from pbem.web.security import init_security_headers, trust_proxies
+
+    if config.KORSAR_ENV != "testing":  # under pytest, caplog and capsys own the handlers
+        configure_logging()
+    init_request_logging(app)
+    init_security_headers(app, https=config.BASE_URL.startswith("https://"))
+    trust_proxies(app, int(os.environ.get("FORWARDED_HOPS", "0") or 0))

@@ -3,17 +3,62 @@ from __future__ import annotations
 
 import click
 from flask import Flask
+from flask.cli import with_appcontext
+from flask.cli import with_appcontext
 
 from pbem.db import create_all
 from pbem.web.context import db
 
 
 @click.command("init-db")
+@with_appcontext
 def init_db_command() -> None:
-    """Create or upgrade the database schema (idempotent)."""
-    create_all(db())
+    """Create or upgrade the database schema to the newest migration (idempotent)."""
+    from pbem.migrations import SchemaMismatch, upgrade_database
+    from pbem.web.context import config
+
+    try:
+        click.echo(upgrade_database(config().DATABASE_URL))
+    except SchemaMismatch as exc:
+        raise click.ClickException(str(exc)) from exc
     click.echo("database ready")
 
 
+@click.command("create-admin")
+@click.argument("email")
+@with_appcontext
+@click.password_option(envvar="ADMIN_PASSWORD", help="Asked on the terminal unless ADMIN_PASSWORD is set.")
+def create_admin_command(email: str, password: str) -> None:
+    """Create an admin account for the dashboard (or set a new password for it)."""
+    from pbem.auth import AdminError, create_admin
+    from pbem.db import session_scope
+
+    create_all(db())
+    try:
+        with session_scope(db()) as session:
+            admin = create_admin(session, email, password)
+    except AdminError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"admin {admin.email} ready")
+
+
+@click.command("worker")
+@click.option("--once", is_flag=True, help="Run every due job once (bots, clocks, email) and exit.")
+@with_appcontext
+def worker_command(once: bool) -> None:
+    """Deliver queued email, play due bots and run the clocks (one dedicated process)."""
+    from flask import current_app
+
+    from pbem.worker import run_worker
+
+    run_worker(current_app._get_current_object(), once=once)  # type: ignore[attr-defined]
+
+
 def init_app(app: Flask) -> None:
+    from pbem.games.commands import create_game_command, export_game_command
+
+    app.cli.add_command(create_game_command)
+    app.cli.add_command(export_game_command)
     app.cli.add_command(init_db_command)
+    app.cli.add_command(worker_command)
+    app.cli.add_command(create_admin_command)

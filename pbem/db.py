@@ -10,6 +10,9 @@ from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, SQLModel, create_engine
 
 
+READ_ONLY_OPTION = "korsar_read_only"
+
+
 def is_sqlite(url: str) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
 
@@ -27,10 +30,14 @@ def make_engine(url: str, **kwargs: object) -> Engine:
         )
         _configure_sqlite(engine)
         return engine
+    # Pre-ping replaces connections a database restart killed, so a restart costs no
+    # failed request on an idle pool; the connect timeout turns a dead server into a quick error.
     kwargs.setdefault("pool_pre_ping", True)
     kwargs.setdefault("pool_size", 5)
     kwargs.setdefault("max_overflow", 10)
     kwargs.setdefault("pool_recycle", 1800)
+    kwargs.setdefault("pool_timeout", 10)
+    kwargs.setdefault("connect_args", {"connect_timeout": 5})
     return create_engine(url, **kwargs)
 
 
@@ -49,13 +56,28 @@ def _configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        # Readers (read_scope) take no write lock: in WAL mode they never wait for writers.
+        if conn.get_execution_options().get(READ_ONLY_OPTION):
+            conn.exec_driver_sql("BEGIN")
+        else:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def create_all(engine: Engine) -> None:
     from pbem import models  # noqa: F401  (registers the tables)
 
     SQLModel.metadata.create_all(engine)
+
+
+@contextmanager
+def read_scope(engine: Engine) -> Iterator[Session]:
+    """A read-only transaction (pages, health): never blocks on or blocks SQLite writers.
+
+    Nothing is committed: closing the session rolls back (loaded objects stay readable).
+    Use session_scope to write.
+    """
+    with Session(engine.execution_options(**{READ_ONLY_OPTION: True}), expire_on_commit=False) as session:
+        yield session
 
 
 @contextmanager

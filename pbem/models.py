@@ -141,3 +141,98 @@ class OutboxMessage(SQLModel, table=True):
     last_error: Optional[str] = Field(default=None, sa_column=Column(Text))
     created_at: datetime = Field(default_factory=utcnow)
     sent_at: Optional[datetime] = None
+
+
+# ---------------------------------------------------------------- admin dashboard (pbem/auth.py)
+class AdminUser(SQLModel, table=True):
+    __tablename__ = "admin_user"
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    email: str = Field(max_length=254, unique=True)  # stored lower-case
+    password_hash: str = Field(max_length=255)  # argon2id, see pbem/auth.py
+    created_at: datetime = Field(default_factory=utcnow)
+    last_login_at: Optional[datetime] = None
+
+
+class AuditLog(SQLModel, table=True):
+    """One admin action, written in the same transaction as the action itself."""
+
+    __tablename__ = "audit_log"
+    __table_args__ = (Index("ix_audit_log_game_created", "game_id", "created_at"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+    actor: str = Field(max_length=254)  # admin email, or "cli"
+    action: str = Field(max_length=64)
+    game_id: Optional[int] = Field(default=None, foreign_key="game.id")
+    detail: str = Field(default="", sa_column=Column(Text, nullable=False))
+
+
+class LoginAttempt(SQLModel, table=True):
+    """Admin login attempts, counted per email and per IP to rate-limit across processes."""
+
+    __tablename__ = "login_attempt"
+    __table_args__ = (
+        Index("ix_login_attempt_email_created", "email", "created_at"),
+        Index("ix_login_attempt_ip_created", "ip", "created_at"),
+    )
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    email: str = Field(max_length=254)
+    ip: str = Field(max_length=64)
+    success: bool = False
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+# Sort keys of the admin games list (status filter + order by, served by an index).
+Index("ix_game_status_created", Game.status, Game.created_at)
+Index("ix_game_status_updated", Game.status, Game.updated_at)
+Index("ix_game_created", Game.created_at)
+Index("ix_game_updated", Game.updated_at)
+Index("ix_game_deadline", Game.deadline_at)
+Index("ix_game_turn_started", Game.turn_started_at)
+Index("ix_outbox_game_created", OutboxMessage.game_id, OutboxMessage.created_at)
+Index("ix_outbox_sent_at", OutboxMessage.sent_at)
+
+
+# ---------------------------------------------------------------- clocks: event notices (pbem/clocks/notices.py)
+class NoticeStatus:
+    PENDING = "pending"
+    SENT = "sent"
+    DROPPED = "dropped"  # the player unsubscribed before it went out
+
+
+class Notice(SQLModel, table=True):
+    """One event worth telling a player ("your ship was attacked", table news), waiting to be
+    batched into one email (at most one attack email per seat per hour) or the daily digest."""
+
+    __tablename__ = "notice"
+    __table_args__ = (
+        Index("ix_notice_status_due", "status", "due_at"),
+        Index("ix_notice_seat_kind_sent", "seat_id", "kind", "sent_at"),
+    )
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    seat_id: int = Field(foreign_key="seat.id")
+    kind: str = Field(max_length=16)  # attacked | news
+    text: str = Field(sa_column=Column(Text, nullable=False))  # public information only
+    created_at: datetime = Field(default_factory=utcnow)
+    due_at: datetime = Field(default_factory=utcnow)
+    status: str = Field(default="pending", max_length=16)
+    sent_at: Optional[datetime] = None
+
+
+# sqlmodel 0.0.50 maps `datetime` fields to UTCDateTime, which refuses the naive UTC datetimes
+# this module promises (and returns aware ones): store every datetime column as plain DateTime.
+def _store_naive_datetimes() -> None:
+    from sqlalchemy import DateTime
+    from sqlmodel.sql.sqltypes import UTCDateTime
+
+    for table in SQLModel.metadata.tables.values():
+        for column in table.columns:
+            if isinstance(column.type, UTCDateTime):
+                column.type = DateTime()
+
+
+_store_naive_datetimes()

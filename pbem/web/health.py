@@ -1,4 +1,62 @@
-"""Blueprint 'health' (to be filled in)."""
-from flask import Blueprint
+"""`GET /healthz`: database and outbox health as JSON for load balancers and monitors.
+
+200 while the database answers (the outbox may be "stale": that is the worker's or the SMTP
+relay's trouble, and taking web processes out of rotation would not fix it); 503 when the
+database does not answer.
+"""
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+
+from flask import Blueprint, jsonify
+from sqlalchemy import func, text
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import select
+
+from pbem.db import read_scope
+from pbem.models import OutboxMessage, OutboxStatus
+from pbem.web.context import db
 
 bp = Blueprint("health", __name__)
+log = logging.getLogger(__name__)
+
+# Oldest undelivered email older than this: the worker or the relay is in trouble.
+STALE_OUTBOX_SECONDS = 15 * 60
+
+
+def _naive_utc(moment: datetime) -> datetime:
+    return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+@bp.get("/healthz")
+def healthz():  # type: ignore[no-untyped-def]
+    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    try:
+        with read_scope(db()) as session:
+            session.exec(text("SELECT 1"))
+            waiting = (OutboxMessage.status == OutboxStatus.PENDING) | (OutboxMessage.status == OutboxStatus.SENDING)
+            oldest, pending = session.exec(
+                select(func.min(OutboxMessage.created_at), func.count()).where(waiting)
+            ).one()
+            failed = session.exec(
+                select(func.count()).where(OutboxMessage.status == OutboxStatus.FAILED)
+            ).one()
+    except SQLAlchemyError as exc:
+        # The class only: a driver message may name hosts or users.
+        log.error("health check: database unreachable (%s)", type(exc).__name__)
+        body = {"status": "error", "database": {"ok": False, "error": "the database does not answer"}}
+        return jsonify(body), 503, {"Cache-Control": "no-store"}
+    age = max(0.0, (now - _naive_utc(oldest)).total_seconds()) if oldest else 0.0
+    outbox_ok = age < STALE_OUTBOX_SECONDS
+    body = {
+        "status": "ok" if outbox_ok else "degraded",
+        "database": {"ok": True},
+        "outbox": {
+            "ok": outbox_ok,
+            "pending": int(pending),
+            "failed": int(failed),
+            "oldest_pending_age_seconds": round(age, 1),
+        },
+    }
+    return jsonify(body), 200, {"Cache-Control": "no-store"}

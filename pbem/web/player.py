@@ -1,4 +1,168 @@
-"""Blueprint 'player' (to be filled in)."""
-from flask import Blueprint
+"""Blueprint 'player': the pages behind the links in the emails. No account, no cookie.
+
+GET /m/<token>   confirmation page of one move (changes nothing; mail scanners open links)
+POST /m/<token>  applies that move once, then 303 to the game page
+GET /g/<token>   the seat's private game page, with its legal moves as POST buttons
+
+The signed token is the credential and the CSRF defence. Every refusal is an HTML page with
+a fitting 4xx status, the reason in words, and (when the token proves whose it is) a link to
+the player's current game page.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import engine
+from flask import Blueprint, Response, redirect, render_template, request
+from sqlmodel import Session, select
+
+from pbem import links
+from pbem.db import read_scope, session_scope
+from pbem.games import service
+from pbem.games.board import board, move_log
+from pbem.models import Game, GameStatus, Seat
+from pbem.web.context import config, db
 
 bp = Blueprint("player", __name__)
+
+STATUS_TITLES = {
+    400: "This link does not work",
+    403: "This link is no longer yours",
+    404: "No such game",
+    409: "This move cannot be played now",
+    410: "This game is over",
+    422: "This move is not allowed",
+}
+
+
+def _error_page(message: str, status: int, game_url: str | None = None) -> tuple[str, int]:
+    title = STATUS_TITLES.get(status, "This did not work")
+    return render_template("player/error.html", title=title, message=message,
+                           game_url=game_url, status=status), status
+
+
+def _seat_url(game_id: int, seat: Seat) -> str:
+    return "/g/" + links.sign_seat(config(), game_id, seat.position, seat.link_nonce)
+
+
+def _load_seat(session: Session, token: links.SeatToken) -> tuple[Game, Seat]:
+    """The game and seat a verified token names; LinkError if gone or revoked."""
+    game = session.get(Game, token.game_id)
+    if game is None:
+        raise links.LinkError("This game does not exist any more.", 404)
+    seat = session.exec(select(Seat).where(Seat.game_id == game.id,
+                                           Seat.position == token.position)).first()
+    if seat is None:
+        raise links.LinkError("This link does not belong to any player of this game.", 403)
+    if seat.link_nonce != token.nonce:
+        # No link to the current page here: the nonce changed precisely to revoke this one.
+        raise links.LinkError("This link has been replaced by a newer one (for example after an "
+                              "email address change). Use the links in your latest email.", 403)
+    return game, seat
+
+
+def _page_context(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
+    state = service.load_state(game)
+    view = engine.player_view(state, seat.position)
+    return {"game": game, "seat": seat, "view": view, "board": board(view),
+            "game_url": _seat_url(game.id, seat)}  # type: ignore[arg-type]
+
+
+@bp.route("/m/<token>", methods=["GET"])
+def confirm_move(token: str) -> Any:
+    """The move in words, the hand and the table, and one button. Changes nothing."""
+    cfg = config()
+    try:
+        parsed = links.read_move(cfg, token)
+    except links.LinkError as exc:
+        return _link_error(exc)
+    with read_scope(db()) as session:
+        try:
+            game, seat = _load_seat(session, parsed.seat)
+        except links.LinkError as exc:
+            return _error_page(exc.message, exc.status)
+        game_url = _seat_url(game.id, seat)  # type: ignore[arg-type]
+        try:
+            move = engine.normalize_move(parsed.move)
+        except engine.IllegalMove as exc:
+            return _error_page(str(exc), 422, game_url)
+        refusal = service.refusal(session, game, seat.position, move, parsed.version)
+        if refusal is not None:
+            return _error_page(refusal.message, refusal.status, game_url)
+        context = _page_context(session, game, seat)
+        return render_template("player/confirm.html", token=token, move=move,
+                               move_text=engine.describe_move(move, context["view"]), **context)
+
+
+@bp.route("/m/<token>", methods=["POST"])
+def play_move(token: str) -> Any:
+    """Apply the move of a signed link once; a replay or an old link is refused, nothing changed."""
+    cfg = config()
+    try:
+        parsed = links.read_move(cfg, token)
+    except links.LinkError as exc:
+        return _link_error(exc)
+    game_url = None
+    try:
+        with session_scope(db()) as session:
+            game, seat = _load_seat(session, parsed.seat)
+            game_url = _seat_url(game.id, seat)  # type: ignore[arg-type]
+            outcome = service.apply_game_move(session, cfg, parsed.game_id, parsed.position,
+                                              parsed.move, expected_version=parsed.version,
+                                              source="player")
+    except links.LinkError as exc:
+        return _error_page(exc.message, exc.status)
+    except service.GameError as exc:
+        return _error_page(exc.message, exc.status, game_url)
+    return redirect(f"{game_url}?played={outcome.number}", code=303)
+
+
+@bp.route("/g/<token>", methods=["GET"])
+def game_page(token: str) -> Any:
+    """The seat's private view, its legal moves as buttons, the move log and the status."""
+    cfg = config()
+    try:
+        parsed = links.read_seat(cfg, token)
+    except links.LinkError as exc:
+        return _error_page(exc.message, exc.status)
+    with read_scope(db()) as session:
+        try:
+            game, seat = _load_seat(session, parsed)
+        except links.LinkError as exc:
+            return _error_page(exc.message, exc.status)
+        context = _page_context(session, game, seat)
+        view = context["view"]
+        moves = []
+        if game.status == GameStatus.RUNNING:
+            for move in view["legal_moves"]:
+                move_token = links.sign_move(cfg, game.id, seat.position, seat.link_nonce,  # type: ignore[arg-type]
+                                             game.version, move)
+                moves.append({"text": engine.describe_move(move, view), "token": move_token,
+                              "move": move})
+        records = service.moves_of(session, game.id)  # type: ignore[arg-type]
+        log = move_log(records, view)
+        played = request.args.get("played", type=int)
+        just_played = next((entry for entry, record in zip(log, records)
+                            if record.number == played and record.seat == seat.position), None)
+        return render_template("player/game.html", moves=moves, log=log,
+                               just_played=just_played, **context)
+
+
+def _link_error(exc: links.LinkError) -> tuple[str, int]:
+    """A token that failed verification; an expired one still proves whose page to offer."""
+    game_url = None
+    if exc.seat is not None:
+        with read_scope(db()) as session:
+            try:
+                game, seat = _load_seat(session, exc.seat)
+                game_url = _seat_url(game.id, seat)  # type: ignore[arg-type]
+            except links.LinkError:
+                game_url = None
+    return _error_page(exc.message, exc.status, game_url)
+
+
+@bp.after_request
+def _no_index(response: Response) -> Response:
+    # Private pages reached through secret links: keep them out of search engines.
+    response.headers.setdefault("X-Robots-Tag", "noindex, nofollow")
+    return response

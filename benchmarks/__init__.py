@@ -1,0 +1,1 @@
+"""Benchmarks (`make bench`): figures come from these, never from timed unit tests."""

@@ -1,0 +1,167 @@
+"""Clock sweep benchmark: 100,000 stored games of which 1,000 are due, and none due.
+
+    python -m benchmarks.clocks_bench                      # SQLite (temp file)
+    python -m benchmarks.clocks_bench --db postgresql      # a scratch database on 127.0.0.1
+
+Games are cloned from one real game (bulk inserts), then `run_sweep` is timed: once with 1,000
+reminders due (each claimed in its own transaction and rendered as a full turn email with fresh
+links), once with 1,000 timeouts due (greedy autoplay through apply_game_move), and with nothing
+due. Targets: < 0.5 s with 1,000 due, < 20 ms with none due.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import create_engine, insert, select, text, update
+from sqlalchemy.engine import make_url
+
+from pbem.clocks.sweep import run_sweep
+from pbem.config import Config
+from pbem.db import create_all, make_engine, session_scope
+from pbem.games.service import create_game
+from pbem.models import Game, Seat
+
+PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+T0 = datetime(2026, 1, 12, 10, 0)
+BUDGET = 0.4  # seconds: the budget a periodic worker job would give one sweep
+
+
+def far_future() -> datetime:
+    return T0 + timedelta(days=29)
+
+
+def populate(engine, cfg: Config, games: int, due: int) -> None:
+    """`games` running games (2 seats each); the first `due` have a reminder due at T0 + 5 h."""
+    with session_scope(engine) as session:
+        model = create_game(session, cfg, ["Ann <ann@example.com>", "Bob <bob@example.com>"],
+                            seed=1, deadline_hours=10, now=T0)
+        template = {c.name: getattr(model, c.name) for c in Game.__table__.columns if c.name != "id"}
+    far = T0 + timedelta(days=30)
+    with engine.begin() as conn:
+        conn.execute(update(Game.__table__).values(next_reminder_at=far, deadline_at=far + timedelta(days=1)))
+        chunk = 10_000
+        for start in range(1, games, chunk):
+            n = min(chunk, games - start)
+            rows = [dict(template, thread_id=f"<bench-{start + i}@bench>", next_reminder_at=far,
+                         deadline_at=far + timedelta(days=1)) for i in range(n)]
+            conn.execute(insert(Game.__table__), rows)
+        ids = [r[0] for r in conn.execute(select(Game.__table__.c.id).order_by(Game.__table__.c.id))]
+        for start in range(0, len(ids), chunk):
+            seats = []
+            for gid in ids[start:start + chunk]:
+                for pos, (name, email) in enumerate([("Ann", "ann@example.com"), ("Bob", "bob@example.com")]):
+                    seats.append({"game_id": gid, "position": pos, "name": name, "email": email,
+                                  "kind": "human", "handed_to_bot": False, "link_nonce": f"n{gid}",
+                                  "timezone": "UTC", "last_seen_version": 0, "unsubscribed": False,
+                                  "digest": False, "vacation_days_used": 0.0, "timeouts": 0})
+            if start == 0:
+                seats = seats[2:]  # the model game already has its seats
+            conn.execute(insert(Seat.__table__), seats)
+        conn.execute(update(Game.__table__).where(Game.__table__.c.id.in_(ids[:due]))
+                     .values(next_reminder_at=T0 + timedelta(hours=5), deadline_at=T0 + timedelta(hours=10)))
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as conn:
+            conn.execution_options(isolation_level="AUTOCOMMIT").execute(text("ANALYZE"))
+
+
+def make_due_timeouts(engine, due: int) -> None:
+    """The reminder games get their deadline back far away; the next `due` games time out."""
+    with engine.begin() as conn:
+        conn.execute(update(Game.__table__).where(Game.__table__.c.deadline_at <= T0 + timedelta(hours=10))
+                     .values(deadline_at=T0 + timedelta(days=40)))
+        ids = [r[0] for r in conn.execute(select(Game.__table__.c.id).order_by(Game.__table__.c.id)
+                                          .offset(due).limit(due))]
+        conn.execute(update(Game.__table__).where(Game.__table__.c.id.in_(ids))
+                     .values(deadline_at=T0 + timedelta(hours=20), next_reminder_at=None))
+
+
+def timed(engine, cfg: Config, now: datetime) -> tuple[float, dict]:
+    start = time.perf_counter()
+    report = run_sweep(engine, cfg, now)
+    return time.perf_counter() - start, report
+
+
+def bench(url: str, games: int, due: int) -> dict[str, float]:
+    engine = make_engine(url)
+    create_all(engine)
+    cfg = Config(DATABASE_URL=url, SECRET_KEY="bench", BASE_URL="http://korsar.test",
+                 MAIL_FROM="Korsar <korsar@korsar.test>", KORSAR_ENV="testing")
+    t = time.perf_counter()
+    populate(engine, cfg, games, due)
+    print(f"  populated {games:,} games in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+    idle = []
+    for _ in range(20):
+        seconds, report = timed(engine, cfg, T0 + timedelta(hours=1))
+        assert sum(report.values()) == 0, report
+        idle.append(seconds)
+    with engine.begin() as conn:  # scheduling overhead alone: claims that queue no email
+        conn.execute(update(Seat.__table__).values(unsubscribed=True))
+    claims, report = timed(engine, cfg, T0 + timedelta(hours=5))
+    assert report["reminders"] == 0, report
+    with engine.begin() as conn:
+        conn.execute(update(Seat.__table__).values(unsubscribed=False))
+        conn.execute(update(Game.__table__).where(Game.__table__.c.next_reminder_at.is_(None))
+                     .values(next_reminder_at=T0 + timedelta(hours=5)))
+    reminders, report = timed(engine, cfg, T0 + timedelta(hours=5))
+    assert report["reminders"] == due, report
+    # The same 1,000 reminders with the periodic job's budget: each sweep stays short.
+    with engine.begin() as conn:
+        conn.execute(update(Game.__table__).where(Game.__table__.c.next_reminder_at.is_not(None),
+                                                  Game.__table__.c.next_reminder_at < far_future())
+                     .values(next_reminder_at=T0 + timedelta(hours=5)))
+    bounded, sweeps, sent = [], 0, 0
+    while sent < due:
+        start = time.perf_counter()
+        report = run_sweep(engine, cfg, T0 + timedelta(hours=5, seconds=sweeps), budget_seconds=BUDGET)
+        bounded.append(time.perf_counter() - start)
+        sent, sweeps = sent + report["reminders"], sweeps + 1
+    make_due_timeouts(engine, due)
+    timeouts, report = timed(engine, cfg, T0 + timedelta(hours=20))
+    assert report["timeouts"] == due, report
+    engine.dispose()
+    return {"none_due_median_ms": statistics.median(idle) * 1000, "none_due_max_ms": max(idle) * 1000,
+            "bounded_max_s": max(bounded), "bounded_sweeps": sweeps, "bounded_total_s": sum(bounded),
+            "claims_only_s": claims, "reminders_due_s": reminders, "timeouts_due_s": timeouts}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", choices=["sqlite", "postgresql"], default="sqlite")
+    parser.add_argument("--pg-url", default=PG_SERVER)
+    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--due", type=int, default=1_000)
+    args = parser.parse_args(argv)
+    if args.db == "sqlite":
+        with tempfile.TemporaryDirectory() as tmp:
+            result = bench(f"sqlite:///{Path(tmp) / 'bench.sqlite3'}", args.games, args.due)
+    else:
+        name = f"korsar_bench_{uuid.uuid4().hex[:8]}"
+        admin = create_engine(args.pg_url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+        try:
+            url = make_url(args.pg_url).set(database=name).render_as_string(hide_password=False)
+            result = bench(url, args.games, args.due)
+        finally:
+            with admin.connect() as conn:
+                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            admin.dispose()
+    print(f"clocks sweep ({args.db}, {args.games:,} games, {args.due:,} due): "
+          f"none due {result['none_due_median_ms']:.1f} ms median / {result['none_due_max_ms']:.1f} ms max "
+          f"(target < 20 ms); {args.due:,} due reminders claimed without email {result['claims_only_s']:.3f} s, "
+          f"{args.due:,} reminders due {result['reminders_due_s']:.3f} s, "
+          f"{args.due:,} timeouts due {result['timeouts_due_s']:.3f} s (target < 0.5 s); "
+          f"with a {BUDGET} s budget: {result['bounded_sweeps']} sweeps of at most "
+          f"{result['bounded_max_s']:.3f} s send the {args.due:,} reminders ({result['bounded_total_s']:.2f} s in all)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

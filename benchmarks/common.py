@@ -1,0 +1,109 @@
+"""Shared pieces of the benchmarks: a scratch database, a gunicorn process, percentiles."""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+ROOT = Path(__file__).resolve().parent.parent
+PG_SERVER_URL = os.environ.get("BENCH_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+DEFAULT_WEB = "gunicorn --workers ${WEB_CONCURRENCY:-4} --bind 127.0.0.1:$PORT 'pbem:create_app()'"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def percentile(values: list[float], p: float) -> float:
+    """The p-th percentile (nearest rank) of `values`; 0.0 for none."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(p / 100 * len(ordered) + 0.5) - 1))
+    return ordered[rank]
+
+
+@contextmanager
+def scratch_database(kind: str) -> Iterator[str]:
+    """An empty database for one benchmark: a SQLite file, or a PostgreSQL database dropped after."""
+    if kind == "sqlite":
+        with tempfile.TemporaryDirectory(prefix="korsar-bench-") as tmp:
+            yield f"sqlite:///{Path(tmp) / 'bench.sqlite3'}"
+        return
+    admin = create_engine(PG_SERVER_URL, isolation_level="AUTOCOMMIT")
+    name = f"korsar_bench_{uuid.uuid4().hex[:8]}"
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(PG_SERVER_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def procfile_web_command() -> str:
+    """The `web:` line of the Procfile (what a PaaS runs), or gunicorn's default for pbem."""
+    procfile = ROOT / "Procfile"
+    if procfile.exists():
+        for line in procfile.read_text().splitlines():
+            if line.startswith("web:"):
+                return line[len("web:"):].strip()
+    return DEFAULT_WEB
+
+
+@contextmanager
+def gunicorn(command: str, env: dict[str, str], *, ready_path: str = "/healthz",
+             timeout: float = 30.0, log_path: Path | None = None) -> Iterator[str]:
+    """Run a Procfile-style command (with $PORT) on 127.0.0.1; yields its base URL.
+
+    Its output goes to `log_path` (or is thrown away with the temporary file)."""
+    port = free_port()
+    full_env = {**os.environ, **env, "PORT": str(port)}
+    bin_dir = str(Path(sys.executable).parent)
+    full_env["PATH"] = f"{bin_dir}:{full_env.get('PATH', '')}"
+    # The Procfile binds 0.0.0.0 on a PaaS; a benchmark stays on 127.0.0.1.
+    command = re.sub(r"0\.0\.0\.0", "127.0.0.1", command)
+    log = open(log_path, "w+b") if log_path else tempfile.TemporaryFile()  # noqa: SIM115
+    proc = subprocess.Popen(["/bin/sh", "-c", f"exec {command}"], cwd=ROOT, env=full_env,
+                            stdout=log, stderr=log, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                log.seek(0)
+                raise RuntimeError(f"{shlex.split(command)[0]} exited:\n{log.read().decode()[-3000:]}")
+            try:
+                if httpx.get(base + ready_path, timeout=1).status_code < 500:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("the web process did not answer in time")
+            time.sleep(0.2)
+        yield base
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        log.close()

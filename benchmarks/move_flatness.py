@@ -1,0 +1,160 @@
+"""Is the time of one move flat? (a) from the first moves of a game to its last ones, and
+(b) from 10 games stored to 100,000 games stored (with their seats, moves and emails).
+
+    python -m benchmarks.move_flatness [--db sqlite postgresql] [--stored 100000]
+
+A move is timed as the player's POST of the confirmation form, in process through the Flask
+test client (the whole pbem stack, no HTTP), so the figure is the server's own cost.
+A game of Korsar has at most about 140 moves (2 players), so (a) compares moves 1-10 with
+the last ten moves of two-player games.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from typing import Any
+
+import engine
+from sqlalchemy import text
+
+from benchmarks.common import scratch_database
+from benchmarks.load_bench import FORM_ACTION, SECRET, BenchGame, make_games
+from pbem import create_app, links
+from pbem.config import Config
+from pbem.db import make_engine
+from pbem.migrations import upgrade_database
+from pbem.models import Game, MoveRecord, OutboxMessage, Seat
+
+
+REFUSED: dict[str, int] = {}
+
+
+def play_one(client, cfg: Config, game: BenchGame) -> float | None:  # type: ignore[no-untyped-def]
+    """GET the move link, POST the form; the POST's time in ms (None if refused, and counted)."""
+    seat = game.state.to_move
+    move = game.rng.choice(engine.legal_moves(game.state))
+    token = links.sign_move(cfg, game.id, seat, game.nonces[seat], game.state.version, move)
+    page = client.get(f"/m/{token}")
+    action = FORM_ACTION.search(page.get_data(as_text=True))
+    if action is None:
+        REFUSED[f"GET {page.status_code}"] = REFUSED.get(f"GET {page.status_code}", 0) + 1
+        return None
+    started = time.perf_counter()
+    response = client.post(action.group(1))
+    elapsed = (time.perf_counter() - started) * 1000
+    if response.status_code != 303:
+        REFUSED[f"POST {response.status_code}"] = REFUSED.get(f"POST {response.status_code}", 0) + 1
+        return None
+    game.state, _ = engine.apply_move(game.state, seat, move)
+    return elapsed
+
+
+def by_move_number(url: str, cfg: Config, client, games: int = 12) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """Play two-player games to the end, round robin; median POST time per band of move numbers."""
+    played = [g for g in make_games(url, cfg, games * 3) if len(g.nonces) == 2][:games]
+    times: dict[int, list[float]] = {}
+    for _ in range(400):  # bounded: a game stuck on refused moves cannot hang the bench
+        if all(g.state.finished for g in played):
+            break
+        for game in played:
+            if not game.state.finished:
+                number = game.state.version + 1
+                ms = play_one(client, cfg, game)
+                if ms is not None:
+                    times.setdefault(number, []).append(ms)
+    last = max(times)
+
+    def band(lo: int, hi: int) -> float:
+        return statistics.median(ms for n in range(lo, hi + 1) for ms in times.get(n, []))
+
+    first, middle, end = band(1, 10), band(61, 70), band(last - 9, last)
+    return {"games": len(played), "last_move": last, "moves_1_10_ms": round(first, 2),
+            "moves_61_70_ms": round(middle, 2), f"moves_{last - 9}_{last}_ms": round(end, 2),
+            "last_to_first": round(end / first, 3)}
+
+
+def median_move_time(url: str, cfg: Config, client, games: int = 10, moves_each: int = 30) -> float:  # type: ignore[no-untyped-def]
+    fresh = make_games(url, cfg, games)
+    times = [ms for _ in range(moves_each) for g in fresh if not g.state.finished
+             for ms in [play_one(client, cfg, g)] if ms is not None]
+    return statistics.median(times)
+
+
+def _columns(model: Any, overrides: dict[str, str], prefix: str) -> tuple[str, str]:
+    names = [c.name for c in model.__table__.columns if c.name != "id"]
+    quoted = ", ".join(f'"{n}"' for n in names)
+    return quoted, ", ".join(overrides.get(n, f'{prefix}."{n}"') for n in names)
+
+
+def store_games(url: str, total: int) -> float:
+    """Clone the first game (its seats, ten moves, emails with short bodies) until `total` games."""
+    db = make_engine(url)
+    started = time.perf_counter()
+    with db.begin() as conn:
+        template, existing = conn.execute(text("SELECT min(id), count(*) FROM game")).one()
+        last_real = conn.execute(text("SELECT max(id) FROM game")).scalar_one()
+        count = total - existing
+        cols, values = _columns(Game, {"status": "'finished'", "deadline_at": "NULL",
+                                       "next_reminder_at": "NULL", "bot_due_at": "NULL"}, "t")
+        conn.execute(text(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < :count) "
+            f"INSERT INTO game ({cols}) SELECT {values} FROM game t, n WHERE t.id = :template"),
+            {"count": count, "template": template})
+        new = f"g.id > {int(last_real)}"
+        cols, values = _columns(Seat, {"game_id": "g.id"}, "s")
+        conn.execute(text(f"INSERT INTO seat ({cols}) SELECT {values} FROM game g, seat s "
+                          f"WHERE {new} AND s.game_id = :template"), {"template": template})
+        cols, values = _columns(MoveRecord, {"game_id": "g.id"}, "m")
+        conn.execute(text(f"INSERT INTO move ({cols}) SELECT {values} FROM game g, move m "
+                          f"WHERE {new} AND m.game_id = :template AND m.number <= 10"), {"template": template})
+        cols, values = _columns(OutboxMessage, {
+            "game_id": "g.id", "seat_id": "NULL", "status": "'sent'",
+            "message_id": "o.message_id || '-' || CAST(g.id AS VARCHAR(12))",
+            "text_body": "substr(o.text_body, 1, 200)", "html_body": "substr(o.html_body, 1, 200)"}, "o")
+        conn.execute(text(f"INSERT INTO outbox ({cols}) SELECT {values} FROM game g, outbox o "
+                          f"WHERE {new} AND o.game_id = :template"), {"template": template})
+    if db.dialect.name == "postgresql":
+        with db.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(text("VACUUM ANALYZE"))
+    else:
+        with db.connect() as conn:
+            conn.exec_driver_sql("ANALYZE")
+    db.dispose()
+    return time.perf_counter() - started
+
+
+def run(kind: str, stored: int) -> dict[str, Any]:
+    with scratch_database(kind) as url:
+        upgrade_database(url)
+        cfg = Config(DATABASE_URL=url, SECRET_KEY=SECRET, BASE_URL="http://127.0.0.1")
+        app = create_app({"DATABASE_URL": url, "SECRET_KEY": SECRET, "BASE_URL": "http://127.0.0.1",
+                          "KORSAR_ENV": "testing"})
+        client = app.test_client()
+        median_move_time(url, cfg, client, games=4, moves_each=10)  # warm-up: imports, caches
+        few = median_move_time(url, cfg, client)
+        fill_seconds = store_games(url, stored)
+        many = median_move_time(url, cfg, client)
+        bands = by_move_number(url, cfg, client)
+        app.extensions["korsar_db"].dispose()
+    return {"db": kind, "refused_moves": dict(REFUSED), "by_move_number": bands,
+            "by_games_stored": {"games_10_ms": round(few, 2), f"games_{stored}_ms": round(many, 2),
+                                "many_to_few": round(many / few, 3),
+                                "fill_seconds": round(fill_seconds, 1)}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", nargs="+", default=["sqlite", "postgresql"], choices=["sqlite", "postgresql"])
+    parser.add_argument("--stored", type=int, default=100_000)
+    args = parser.parse_args(argv)
+    for kind in args.db:
+        print(json.dumps(run(kind, args.stored), indent=2))
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""`make bench`: every service benchmark in turn (each prints its own figures).
+
+    python -m benchmarks.run_all
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+
+# Each entry: (module with main(argv) -> int, its arguments). Add new benchmarks here.
+BENCHMARKS: list[tuple[str, list[str]]] = [
+    ("benchmarks.load_bench", ["--db", "sqlite", "postgresql"]),
+    ("benchmarks.move_flatness", ["--db", "sqlite", "postgresql"]),
+    ("benchmarks.mail_bench", []),
+    ("benchmarks.mail_bench", ["--db", "postgresql"]),
+    ("benchmarks.clocks_bench", []),
+    ("benchmarks.clocks_bench", ["--db", "postgresql"]),
+]
+
+
+def main() -> int:
+    status = 0
+    for module, args in BENCHMARKS:
+        print(f"== python -m {module} {' '.join(args)}".rstrip(), flush=True)
+        try:
+            status |= importlib.import_module(module).main(args) or 0
+        except Exception as exc:  # noqa: BLE001  (one failing bench must not hide the others)
+            print(f"   failed: {exc.__class__.__name__}: {exc}", file=sys.stderr)
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

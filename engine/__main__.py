@@ -1,0 +1,86 @@
+"""Command line: ``python -m engine replay FILE|-``, ``bench``, ``duel``."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from engine.bench import duel, random_games
+from engine.replay import RecordError, replay
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    try:
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as exc:
+        print(f"error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"error: {args.file} is not UTF-8 text", file=sys.stderr)
+        return 2
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        print(f"error: the record is not valid JSON: {exc}", file=sys.stderr)
+        return 2
+    try:
+        report = replay(record)
+    except RecordError as exc:
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    print(json.dumps(report))
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    r = random_games(args.players, args.games, seed=args.seed, teams=args.teams)
+    print(f"games: {r.games}")
+    print(f"players: {args.players}{' (teams)' if args.teams else ''}")
+    print(f"actions: {r.actions} ({r.actions / max(r.games, 1):.1f} per game)")
+    print(f"seconds: {r.seconds:.3f} (cpu: {r.cpu_seconds:.3f})")
+    print(f"actions_per_second: {r.actions / r.seconds:.0f}")
+    print(f"games_per_cpu_second: {r.games_per_cpu_second:.0f}")
+    print(f"games_per_second: {r.games_per_second:.0f}")
+    return 0
+
+
+def _cmd_duel(args: argparse.Namespace) -> int:
+    r = duel(args.games, players=args.players, bot=args.bot, against=args.against,
+             seed=args.seed)
+    print(f"games: {r.games} ({args.bot} in one seat, rotating; {args.against} in the others)")
+    print(f"wins: {r.wins} (alone: {r.sole_wins}); a fair share would be "
+          f"{1 / args.players:.3f}")
+    print(f"mean_score_margin: {r.score_margin:.2f}")
+    print(f"{args.bot}_win_rate: {r.win_rate:.3f}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("replay", help="replay a game record and print the state as JSON")
+    p.add_argument("file", help="record file, or - for standard input")
+    p.set_defaults(func=_cmd_replay)
+    p = sub.add_parser("bench", help="random self-play speed")
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--games", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--teams", action="store_true")
+    p.set_defaults(func=_cmd_bench)
+    p = sub.add_parser("duel", help="one greedy seat against random seats")
+    p.add_argument("--games", type=int, default=1000)
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bot", default="greedy")
+    p.add_argument("--against", default="random")
+    p.set_defaults(func=_cmd_duel)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,14 @@
+"""The bot interface: a bot sees one player's view and an rng, never the state."""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+
+class Bot:
+    """Chooses one of ``view["legal_moves"]``; deterministic given the view and rng."""
+
+    name = "bot"
+
+    def choose(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+        raise NotImplementedError

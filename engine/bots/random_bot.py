@@ -1,0 +1,17 @@
+"""The random bot: any legal move, uniformly."""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engine.bots.base import Bot
+
+
+class RandomBot(Bot):
+    name = "random"
+
+    def choose(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+        moves = view["legal_moves"]
+        if not moves:
+            raise ValueError("There is no legal move in this view: it is not this seat's turn.")
+        return dict(rng.choice(moves))

@@ -1,0 +1,95 @@
+"""Card codes, the 78-card deck (R1.1-R1.3) and the small integers the core uses.
+
+Every card code maps to a *kind*, an int in 0..27, laid out so that the
+rules core can keep a hand as one bitmask of kinds present:
+
+- 0..6    merchant ships M2..M8 (value = kind + 2)
+- 7..26   five kinds per colour, green, blue, red, black in that order:
+          strengths 1..4, then the colour's captain
+- 27      the admiral
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from engine.errors import ConfigError
+
+COLOURS: tuple[str, ...] = ("green", "blue", "red", "black")
+COLOUR_LETTERS: tuple[str, ...] = ("G", "B", "R", "K")
+
+MERCHANT_VALUES: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
+MERCHANT_COUNTS: tuple[int, ...] = (5, 6, 5, 5, 2, 1, 1)  # R1.1: 100 gold in all
+PIRATE_COUNTS: tuple[int, ...] = (2, 4, 4, 2)  # R1.2: strengths 1, 2, 3, 4 of one colour
+
+N_KINDS = 28
+ADMIRAL = 27
+N_MERCHANT_KINDS = 7
+
+
+def colour_base(colour: int) -> int:
+    """Kind of the colour's strength-1 pirate."""
+    return 7 + 5 * colour
+
+
+def _build_codes() -> tuple[str, ...]:
+    codes = [f"M{v}" for v in MERCHANT_VALUES]
+    for letter in COLOUR_LETTERS:
+        codes += [f"{letter}{s}" for s in (1, 2, 3, 4)] + [f"{letter}C"]
+    codes.append("AD")
+    return tuple(codes)
+
+
+KIND_CODES: tuple[str, ...] = _build_codes()
+CODE_KIND: dict[str, int] = {code: kind for kind, code in enumerate(KIND_CODES)}
+
+# Per kind: colour index (-1 for merchants and the admiral), skulls, role.
+KIND_COLOUR: tuple[int, ...] = tuple(
+    (k - 7) // 5 if 7 <= k < 27 else -1 for k in range(N_KINDS))
+KIND_STRENGTH: tuple[int, ...] = tuple(
+    (k - 7) % 5 + 1 if 7 <= k < 27 and (k - 7) % 5 < 4 else 0 for k in range(N_KINDS))
+KIND_IS_CAPTAIN: tuple[bool, ...] = tuple(
+    7 <= k < 27 and (k - 7) % 5 == 4 for k in range(N_KINDS))
+KIND_IS_PIRATE: tuple[bool, ...] = tuple(KIND_STRENGTH[k] > 0 for k in range(N_KINDS))
+KIND_VALUE: tuple[int, ...] = tuple(
+    MERCHANT_VALUES[k] if k < N_MERCHANT_KINDS else 0 for k in range(N_KINDS))
+
+KIND_COUNTS: tuple[int, ...] = (
+    MERCHANT_COUNTS + tuple(list(PIRATE_COUNTS) + [1]) * 4 + (1,))
+
+FULL_DECK: tuple[str, ...] = tuple(
+    code for kind, code in enumerate(KIND_CODES) for _ in range(KIND_COUNTS[kind]))
+
+_FULL_COUNTER = Counter(FULL_DECK)
+
+
+def is_card(code: object) -> bool:
+    """True for one of the 28 card codes."""
+    return isinstance(code, str) and code in CODE_KIND
+
+
+def is_merchant(code: str) -> bool:
+    return CODE_KIND[code] < N_MERCHANT_KINDS
+
+
+def merchant_code(value: int) -> str:
+    """Code of the merchant ship worth ``value`` gold."""
+    return f"M{value}"
+
+
+def validate_deck(deck: Iterable[object]) -> list[str]:
+    """The deck as a list of codes; ConfigError unless it is exactly the 78 cards."""
+    if isinstance(deck, (str, bytes)) or not isinstance(deck, Iterable):
+        raise ConfigError("The deck must be a list of 78 card codes.")
+    cards = list(deck)
+    unknown = [c for c in cards if not is_card(c)]
+    if unknown:
+        raise ConfigError(f"Unknown card code {unknown[0]!r} in the deck.")
+    if len(cards) != len(FULL_DECK) or Counter(cards) != _FULL_COUNTER:
+        have = Counter(cards)
+        for code in KIND_CODES:
+            if have[code] != _FULL_COUNTER[code]:
+                raise ConfigError(
+                    f"The deck must be exactly the 78 Korsar cards: it has {len(cards)} cards, "
+                    f"with {have[code]} x {code} instead of {_FULL_COUNTER[code]}.")
+    return cards  # type: ignore[return-value]

@@ -1,0 +1,113 @@
+"""What one seat may see (I5): its own hand, its partner's, and public facts.
+
+Nothing secret leaves through ``player_view``: other sides' hands appear only
+as sizes and the draw pile only as a count. ``admin_view`` adds every hand.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from engine import rules
+from engine.cards import COLOURS, KIND_CODES
+from engine.state import GameState, Ship, hand_codes
+
+
+def table_json(state: GameState) -> list[dict[str, Any]]:
+    """The public table: each ship, the sides fighting for it, who leads it."""
+    return [_ship_json(state, sh) for sh in state.table]
+
+
+def _ship_json(state: GameState, sh: Ship) -> dict[str, Any]:
+    cards_of: dict[int, list[str]] = {}
+    for p in sh.played:
+        cards_of.setdefault(state.side_of[p & 7], []).append(KIND_CODES[p >> 3])
+    sides = []
+    for side in sorted(set(cards_of) | {s for s, lead in enumerate(sh.lead) if lead >= 0}):
+        cards = cards_of.get(side, [])
+        if not cards:
+            continue  # a side whose only card (the admiral) was replaced has left the fight
+        colour = sh.colour[side]
+        sides.append({
+            "side": side,
+            "seats": [s for s in range(state.n_seats) if state.side_of[s] == side],
+            "colour": COLOURS[colour] if colour >= 0 else None,
+            "strength": sh.strength[side],
+            "cards": cards,
+            "lead_seat": sh.lead[side],
+        })
+    leader = None
+    if sh.leader >= 0:
+        leader = {"card": KIND_CODES[sh.leader], "seat": sh.leader_seat, "side": sh.leader_side}
+    winner = sh.winner
+    return {
+        "id": sh.id, "owner": sh.owner, "value": sh.value,
+        "on_hold_for": sh.hold if sh.hold >= 0 else None,
+        "sides": sides,
+        "leader": leader,
+        "strongest_side": winner if winner >= 0 and sh.played else None,
+        "taker": sh.taker if sh.taker >= 0 else None,
+    }
+
+
+def _public(state: GameState) -> dict[str, Any]:
+    n = state.n_seats
+    return {
+        "players": list(state.players),
+        "teams": state.teams,
+        "options": state.options.to_json(),
+        "team_of": [s // 2 for s in range(n)] if state.teams else None,
+        "version": state.version,
+        "to_move": state.to_move,
+        "finished": state.finished,
+        "hand_sizes": list(state.hand_size),
+        "draw_pile": len(state.pile),
+        "table": table_json(state),
+        "score_piles": [sorted(p) for p in state.score_piles],
+        "captured_gold": list(state.gold),
+        "scores": rules.scores(state),
+        "team_scores": rules.team_scores(state),
+        "winners": rules.winners(state),
+    }
+
+
+def _hide_hand_gold(view: dict[str, Any], state: GameState, seat: int) -> None:
+    """While the game runs, a running score (R6.3) subtracts the merchant ships in that
+    player's hand: shown only where the viewer may see the hand (I5); other seats show
+    their captured gold."""
+    if state.finished:
+        return
+    visible = {seat, rules.partner_of(state, seat)}
+    scores = [view["scores"][s] if s in visible else state.gold[s]
+              for s in range(state.n_seats)]
+    view["scores"] = scores
+    if state.teams:
+        view["team_scores"] = [scores[2 * t] + scores[2 * t + 1] for t in range(state.n_sides)]
+
+
+def player_view(state: GameState, seat: int) -> dict[str, Any]:
+    """JSON-ready view for ``seat``: only what that seat may see (docs/engine-api.md).
+
+    Other sides' scores count only their captured gold until the game ends
+    (their hands are secret)."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.n_seats:
+        raise ValueError(f"There is no seat {seat!r} in this game.")
+    partner = rules.partner_of(state, seat)
+    view = {"seat": seat, **_public(state)}
+    view["partner"] = partner
+    view["hand"] = hand_codes(state, seat)
+    view["partner_hand"] = hand_codes(state, partner) if partner is not None else None
+    view["legal_moves"] = rules.legal_moves(state, seat)
+    _hide_hand_gold(view, state, seat)
+    return view
+
+
+def admin_view(state: GameState) -> dict[str, Any]:
+    """Everything public plus every hand (for admins and tests, never for players)."""
+    view = {"seat": None, **_public(state)}
+    view["partner"] = None
+    view["hand"] = []
+    view["partner_hand"] = None
+    view["hands"] = [hand_codes(state, s) for s in range(state.n_seats)]
+    view["legal_moves"] = rules.legal_moves(state)
+    return view
+

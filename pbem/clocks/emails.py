@@ -1,0 +1,204 @@
+"""The emails of the scheduled side: reminders, timeouts, pauses, seats handed to the bot,
+vacations, attack notices and the daily digest. Each function queues its emails in the
+caller's transaction (pbem.mail.outbox.enqueue); nothing here talks SMTP.
+
+What a player may see: their own hand arrives only through the turn/reminder email built by
+pbem.games.notify; every other email here carries public information only.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import engine
+from sqlmodel import Session, select
+
+from pbem.clocks.schedule import local_time_text, time_left_text
+from pbem.clocks.unsubscribe import unsubscribe_headers, unsubscribe_url
+from pbem.config import Config
+from pbem.links import seat_url, sign_seat
+from pbem.mail.outbox import enqueue
+from pbem.mail.render import render_email
+from pbem.models import AdminUser, Game, OutboxMessage, Seat, SeatKind
+
+
+def game_page_url(cfg: Config, seat: Seat) -> str:
+    return seat_url(cfg, sign_seat(cfg, seat.game_id, seat.position, seat.link_nonce))
+
+
+def _queue(session: Session, cfg: Config, game: Game, to_addr: str, seat: Seat | None, name: str,
+           context: dict[str, Any], *, headers: dict[str, str] | None = None) -> OutboxMessage:
+    from pbem.games.service import mail_domain
+
+    context = {"game": game, "seat": seat, "base_url": cfg.BASE_URL, **context}
+    email = render_email(name, to_addr, context, headers)
+    return enqueue(session, email, domain=mail_domain(cfg), game_id=game.id,
+                   seat_id=seat.id if seat else None, thread_id=game.thread_id or None)
+
+
+def mailable(seat: Seat) -> bool:
+    """A seat with a person behind it (a seat handed to the bot still has its player)."""
+    return seat.kind == SeatKind.HUMAN and bool(seat.email)
+
+
+def _personal(cfg: Config, seat: Seat, *, notification: bool) -> dict[str, Any]:
+    context: dict[str, Any] = {"game_url": game_page_url(cfg, seat)}
+    if notification:
+        context["unsubscribe_url"] = unsubscribe_url(cfg, seat)
+    return context
+
+
+def admin_addresses(session: Session, cfg: Config) -> list[str]:
+    addresses = [a.lower() for a in session.exec(select(AdminUser.email))]
+    addresses += [a.strip().lower() for a in cfg.ADMIN_EMAILS if a.strip()]
+    return sorted(set(addresses))
+
+
+# ---------------------------------------------------------------- turn and reminder
+def queue_turn(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat], *,
+               now: datetime) -> Any:
+    """The ordinary "your turn" email, with fresh links (pbem.games.notify builds it)."""
+    from pbem.games import notify
+    from pbem.games.service import load_state
+
+    return notify.queue_turn_email(session, cfg, game, seat, load_state(game), seats=seats)
+
+
+def reminder_extra(game: Game, seat: Seat, now: datetime) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    if game.deadline_at is not None:
+        extra["time_left"] = time_left_text(game.deadline_at, now)
+        extra["deadline_local"] = local_time_text(game.deadline_at, seat)
+        extra["on_timeout"] = game.on_timeout
+    return extra
+
+
+def queue_reminder(session: Session, cfg: Config, game: Game, seat: Seat,
+                   seats: list[Seat] | None = None, *, now: datetime) -> Any:
+    """A reminder: the turn email's content and fresh links, plus how long is left (local time)."""
+    from pbem.games import notify
+    from pbem.games.service import load_state
+
+    extra = reminder_extra(game, seat, now)
+    extra["unsubscribe_url"] = unsubscribe_url(cfg, seat)
+    row = notify.queue_turn_email(session, cfg, game, seat, load_state(game), seats=seats,
+                                  kind="reminder", extra=extra)
+    if isinstance(row, OutboxMessage):
+        import json
+
+        headers = json.loads(row.headers_json or "{}")
+        headers.update(unsubscribe_headers(cfg, seat))
+        row.headers_json = json.dumps(headers, sort_keys=True)
+        session.add(row)
+    return row
+
+
+# ---------------------------------------------------------------- timeouts and lifecycle
+def queue_timeout_autoplay(session: Session, cfg: Config, game: Game, seat: Seat, *,
+                           move_text: str, now: datetime) -> None:
+    """Tell the player what the bot played for them when their deadline passed."""
+    if mailable(seat):
+        _queue(session, cfg, game, seat.email or "", seat, "timeout_autoplay",
+               {"move_text": move_text, **_personal(cfg, seat, notification=False)})
+
+
+def queue_paused(session: Session, cfg: Config, game: Game, seats: list[Seat], *, reason: str,
+                 now: datetime) -> None:
+    """Every player is told the game is paused; on a timeout the admins are emailed too."""
+    waiting_for = next((s for s in seats if s.position == game.to_move), None)
+    for seat in seats:
+        if mailable(seat):
+            _queue(session, cfg, game, seat.email or "", seat, "paused",
+                   {"reason": reason, "waiting_for": waiting_for, "for_admin": False,
+                    **_personal(cfg, seat, notification=False)})
+    if reason == "timeout":
+        for address in admin_addresses(session, cfg):
+            _queue(session, cfg, game, address, None, "paused",
+                   {"reason": reason, "waiting_for": waiting_for, "for_admin": True,
+                    "admin_url": f"{cfg.BASE_URL}/admin/games/{game.id}"})
+
+
+def queue_seat_to_bot(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat],
+                      *, reason: str, now: datetime) -> None:
+    from pbem.clocks.notices import add_news
+
+    if mailable(seat):
+        _queue(session, cfg, game, seat.email or "", seat, "seat_to_bot",
+               {"reason": reason, **_personal(cfg, seat, notification=False)})
+    why = " after missing a deadline" if reason == "timeout" else ""
+    add_news(session, game, seats, f"The bot now plays {seat.name}'s seat{why}.",
+             now=now, skip=seat)
+
+
+def queue_seat_back(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat], *,
+                    now: datetime, their_turn: bool) -> None:
+    from pbem.clocks.notices import add_news
+
+    if mailable(seat) and not their_turn:
+        _queue(session, cfg, game, seat.email or "", seat, "notice",
+               {"subject": f"{game.name}: your seat is yours again",
+                "lines": ["An admin handed your seat back to you: the bot no longer plays for you.",
+                          "You will get an email when it is your turn."],
+                **_personal(cfg, seat, notification=False)})
+    add_news(session, game, seats, f"{seat.name} plays their own seat again.", now=now, skip=seat)
+
+
+def queue_deadline_moved(session: Session, cfg: Config, game: Game, seat: Seat, *,
+                         now: datetime) -> None:
+    if mailable(seat) and game.deadline_at is not None:
+        _queue(session, cfg, game, seat.email or "", seat, "notice",
+               {"subject": f"{game.name}: more time for your turn",
+                "lines": [f"An admin gave you more time: your turn now ends "
+                          f"{local_time_text(game.deadline_at, seat)}, "
+                          f"in {time_left_text(game.deadline_at, now)}."],
+                **_personal(cfg, seat, notification=False)})
+
+
+def queue_aborted(session: Session, cfg: Config, game: Game, seats: list[Seat], *, reason: str,
+                  now: datetime) -> None:
+    lines = ["An admin stopped this game: no more moves can be played."]
+    if reason:
+        lines.append(f"Reason: {reason}")
+    for seat in seats:
+        if mailable(seat):
+            _queue(session, cfg, game, seat.email or "", seat, "notice",
+                   {"subject": f"{game.name}: the game was stopped", "lines": lines,
+                    **_personal(cfg, seat, notification=False)})
+
+
+def queue_email_changed(session: Session, cfg: Config, game: Game, seat: Seat, *,
+                        now: datetime) -> None:
+    if mailable(seat):
+        _queue(session, cfg, game, seat.email or "", seat, "notice",
+               {"subject": f"{game.name}: your game page",
+                "lines": ["Your emails for this game now come to this address; "
+                          "links from older emails no longer work.",
+                          "You will get an email when it is your turn."],
+                **_personal(cfg, seat, notification=False)})
+
+
+# ---------------------------------------------------------------- events (batched)
+def queue_events(session: Session, cfg: Config, game: Game, seat: Seat, kind: str,
+                 lines: list[str], *, now: datetime) -> None:
+    """One email with `lines` (public events): kind attacked | news | digest."""
+    _queue(session, cfg, game, seat.email or "", seat, kind,
+           {"lines": lines, **_personal(cfg, seat, notification=True)},
+           headers=unsubscribe_headers(cfg, seat))
+
+
+def queue_vacation(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat], *,
+                   now: datetime, days_left: float) -> None:
+    """Confirm the vacation to its player and tell the table."""
+    from pbem.clocks.notices import add_news
+
+    assert seat.vacation_start is not None and seat.vacation_end is not None
+    start, end = local_time_text(seat.vacation_start, seat), local_time_text(seat.vacation_end, seat)
+    if mailable(seat):
+        _queue(session, cfg, game, seat.email or "", seat, "vacation",
+               {"start_local": start, "end_local": end, "days_left": f"{days_left:g}",
+                **_personal(cfg, seat, notification=False)})
+    start_utc, end_utc = (f"{d:%A %d %B %Y %H:%M} UTC" for d in (seat.vacation_start, seat.vacation_end))
+    add_news(session, game, seats,
+             f"{seat.name} is on vacation from {start_utc} until {end_utc}; "
+             "their turns are extended by the time away.", now=now, skip=seat)
+

@@ -1,0 +1,133 @@
+"""Event notices: "your ship was attacked" and table news, batched into few emails.
+
+A notice is stored in the transaction of the move (or action) that caused it, with the time it
+may go out: now, or one hour after the seat's last attack email (at most one per hour), or the
+seat's next digest time (08:00 local) for players who chose the daily digest. The sweep sends
+every due notice of a seat as one email. Unsubscribed seats get no notices. Texts are public
+information only (the engine's event sentences), never a hand.
+"""
+from __future__ import annotations
+
+from datetime import datetime, time, timedelta
+from typing import Any
+
+from sqlalchemy import func, update
+from sqlmodel import Session, col, select
+
+from pbem.clocks.schedule import seat_zone, to_local, to_utc
+from pbem.config import Config
+from pbem.models import Game, Notice, NoticeStatus, Seat, SeatKind
+
+ATTACK_EMAIL_INTERVAL = timedelta(hours=1)
+DIGEST_TIME = time(8, 0)
+ATTACK_KINDS = ("pirate", "captain")
+
+
+def wants_events(seat: Seat) -> bool:
+    return seat.kind == SeatKind.HUMAN and bool(seat.email) and not seat.unsubscribed
+
+
+def next_digest_time(seat: Seat, now: datetime) -> datetime:
+    """The next 08:00 in the seat's zone strictly after `now` (naive UTC)."""
+    zone = seat_zone(seat)
+    local = to_local(now, zone)
+    day = local.date() if local.time() < DIGEST_TIME else local.date() + timedelta(days=1)
+    return to_utc(datetime.combine(day, DIGEST_TIME, tzinfo=zone))
+
+
+def _last_attack_email(session: Session, seat: Seat) -> datetime | None:
+    return session.exec(select(func.max(Notice.sent_at)).where(
+        Notice.seat_id == seat.id, Notice.kind == "attacked")).one()
+
+
+def add_notice(session: Session, game: Game, seat: Seat, kind: str, text: str, *,
+               now: datetime) -> Notice | None:
+    """Store one notice for `seat` with the time it may be emailed (None: seat wants none)."""
+    if not wants_events(seat):
+        return None
+    due = now
+    if seat.digest:
+        due = next_digest_time(seat, now)
+    elif kind == "attacked":
+        last = _last_attack_email(session, seat)
+        if last is not None and last + ATTACK_EMAIL_INTERVAL > now:
+            due = last + ATTACK_EMAIL_INTERVAL
+    notice = Notice(game_id=game.id, seat_id=seat.id, kind=kind, text=text, created_at=now,  # type: ignore[arg-type]
+                    due_at=due)
+    session.add(notice)
+    return notice
+
+
+def add_news(session: Session, game: Game, seats: list[Seat], text: str, *, now: datetime,
+             skip: Seat | None = None) -> None:
+    """Tell the table something (a vacation, a seat handed to the bot)."""
+    for seat in seats:
+        if skip is None or seat.id != skip.id:
+            add_notice(session, game, seat, "news", text, now=now)
+
+
+def record_attacks(session: Session, cfg: Config, game: Game, seats: list[Seat],
+                   events: list[dict[str, Any]], now: datetime) -> int:
+    """Called with a stored move's events: a notice to each owner whose ship another side attacked."""
+    import engine
+
+    players = [s.name for s in sorted(seats, key=lambda s: s.position)]
+    by_position = {s.position: s for s in seats}
+    count = 0
+    for event in events:
+        owner, attacker = event.get("owner"), event.get("seat")
+        if event.get("kind") not in ATTACK_KINDS or owner is None or owner == attacker:
+            continue
+        owner_seat, attacker_seat = by_position.get(owner), by_position.get(attacker)  # type: ignore[arg-type]
+        if owner_seat is None or attacker_seat is None:
+            continue
+        if game.teams and owner_seat.team is not None and owner_seat.team == attacker_seat.team:
+            continue  # a partner defending your ship is no attack
+        text = engine.describe_event(event, players, owner)
+        if add_notice(session, game, owner_seat, "attacked", text, now=now) is not None:
+            count += 1
+    return count
+
+
+def due_notice_seats(session: Session, now: datetime, limit: int) -> list[int]:
+    return list(session.exec(
+        select(Notice.seat_id).where(Notice.status == NoticeStatus.PENDING, col(Notice.due_at) <= now)
+        .distinct().limit(limit)))
+
+
+def claim_due_notices(session: Session, seat_id: int, now: datetime) -> list[tuple[int, str, str]]:
+    """Mark the seat's due notices sent, return them as (id, kind, text); a second worker gets []."""
+    rows = session.execute(
+        update(Notice)
+        .where(Notice.seat_id == seat_id, Notice.status == NoticeStatus.PENDING,  # type: ignore[arg-type]
+               col(Notice.due_at) <= now)
+        .values(status=NoticeStatus.SENT, sent_at=now)
+        .returning(Notice.id, Notice.kind, Notice.text)
+    ).all()
+    return sorted((id_, kind, text) for id_, kind, text in rows)
+
+
+def send_due_notices(session: Session, cfg: Config, seat_id: int, now: datetime) -> int:
+    """One email with every due notice of one seat (attack batch, news, or the digest)."""
+    from pbem.clocks import emails
+
+    notices = claim_due_notices(session, seat_id, now)
+    seat = session.get(Seat, seat_id)
+    if not notices or seat is None:
+        return 0
+    if not wants_events(seat):
+        session.execute(update(Notice).where(col(Notice.id).in_([n[0] for n in notices]))
+                        .values(status=NoticeStatus.DROPPED))
+        return 0
+    game = session.get(Game, seat.game_id)
+    assert game is not None
+    if seat.digest:
+        emails.queue_events(session, cfg, game, seat, "digest", [t for _, _, t in notices], now=now)
+        return 1
+    sent = 0
+    for kind in ("attacked", "news"):
+        lines = [t for _, k, t in notices if k == kind]
+        if lines:
+            emails.queue_events(session, cfg, game, seat, kind, lines, now=now)
+            sent += 1
+    return sent

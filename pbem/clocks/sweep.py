@@ -1,0 +1,173 @@
+"""The clock sweep: every due timeout, reminder and notice, done once.
+
+Due work is found with indexed queries on UTC columns (game.status + deadline_at,
+game.status + next_reminder_at, notice.status + due_at); each piece is done in its own short
+transaction and claimed so that two workers running at once never do it twice:
+- a timeout locks the game row and re-checks the version it saw; the move goes through
+  apply_game_move(expected_version=...), so it also races safely with the player's own move;
+- a reminder is claimed with `UPDATE game SET next_reminder_at=:next ... WHERE id=:id AND
+  next_reminder_at=:seen AND version=:version` (one winner);
+- notices are claimed with `UPDATE notice SET status='sent' ... RETURNING`.
+A worker that was down catches up once: overdue ladder steps are passed over (one reminder,
+not the whole ladder) and a passed deadline is applied once (no reminder after it).
+"""
+from __future__ import annotations
+
+import logging
+import time
+from datetime import datetime
+from typing import Any
+
+import engine as korsar
+from sqlalchemy import update
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlmodel import Session, col, select
+
+from pbem.clocks import emails, notices
+from pbem.clocks.schedule import is_clocked, next_reminder, on_vacation
+from pbem.config import Config
+from pbem.db import read_scope, session_scope
+from pbem.models import Game, GameStatus, Seat, utcnow
+
+log = logging.getLogger("pbem.clocks")
+BATCH = 5000
+
+
+# ---------------------------------------------------------------- timeouts
+def due_timeouts(session: Session, now: datetime, limit: int = BATCH) -> list[tuple[int, int]]:
+    return [(r[0], r[1]) for r in session.exec(
+        select(Game.id, Game.version).where(Game.status == GameStatus.RUNNING,
+                                            col(Game.deadline_at) <= now)
+        .order_by(col(Game.deadline_at)).limit(limit))]
+
+
+def apply_timeout(session: Session, cfg: Config, game_id: int, seen_version: int,
+                  now: datetime) -> str | None:
+    """Apply the game's timeout policy to the seat whose deadline passed; None if not due (any more)."""
+    from pbem.games import lifecycle
+    from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, start_turn, seats_of
+
+    game = lock_game(session, game_id)
+    if (game.status != GameStatus.RUNNING or game.version != seen_version
+            or game.deadline_at is None or game.deadline_at > now):
+        return None
+    seats = seats_of(session, game_id)
+    seat = next((s for s in seats if s.position == game.to_move), None)
+    if not is_clocked(seat):  # nobody human to wait for: just clear the clock
+        start_turn(game, seats, cfg, now)
+        session.add(game)
+        return None
+    assert seat is not None
+    seat.timeouts += 1
+    session.add(seat)
+    policy = game.on_timeout
+    if policy == "pause":
+        lifecycle.pause_game(session, cfg, game_id, now=now, actor="clock", reason="timeout")
+    elif policy == "bot":
+        lifecycle.hand_seat_to_bot(session, cfg, game_id, seat.position, now=now, actor="clock",
+                                   reason="timeout")
+    else:
+        policy = "autoplay"
+        state = load_state(game)
+        move = bot_move(game, seat, state)
+        move_text = korsar.describe_move(move, korsar.player_view(state, seat.position))
+        emails.queue_timeout_autoplay(session, cfg, game, seat, move_text=move_text, now=now)
+        apply_game_move(session, cfg, game_id, seat.position, move, expected_version=seen_version,
+                        source="timeout", now=now)
+    log.info("timeout game=%s seat=%s policy=%s", game_id, seat.position, policy)
+    return policy
+
+
+# ---------------------------------------------------------------- reminders
+def due_reminders(session: Session, now: datetime, limit: int = BATCH) -> list[tuple[int, datetime]]:
+    return [(r[0], r[1]) for r in session.exec(
+        select(Game.id, Game.next_reminder_at).where(Game.status == GameStatus.RUNNING,
+                                                     col(Game.next_reminder_at) <= now)
+        .order_by(col(Game.next_reminder_at)).limit(limit))]
+
+
+def send_due_reminder(session: Session, cfg: Config, game_id: int, seen_at: datetime,
+                      now: datetime) -> bool:
+    """Claim and queue the game's due reminder; False if another worker (or a move) got there first."""
+    row = session.exec(
+        select(Game, Seat).join(Seat, (Seat.game_id == Game.id) & (Seat.position == Game.to_move))  # type: ignore[arg-type]
+        .where(Game.id == game_id)).first()
+    if row is None:
+        return False
+    game, seat = row
+    if game.status != GameStatus.RUNNING or game.next_reminder_at != seen_at:
+        return False
+    if game.deadline_at is not None and game.deadline_at <= now:
+        return False  # the timeout comes first; the timeout email says what happened
+    step, next_at = next_reminder(game, seat, game.reminders_sent + 1, not_before=now)
+    claimed = session.execute(
+        update(Game)
+        .where(Game.id == game_id, Game.next_reminder_at == seen_at,  # type: ignore[arg-type]
+               Game.version == game.version, Game.status == GameStatus.RUNNING)
+        .values(next_reminder_at=next_at, reminders_sent=step)
+    ).rowcount  # type: ignore[attr-defined]
+    if claimed != 1:
+        return False
+    set_committed_value(game, "next_reminder_at", next_at)
+    set_committed_value(game, "reminders_sent", step)
+    if not is_clocked(seat) or seat.unsubscribed or on_vacation(seat, now):
+        return False
+    emails.queue_reminder(session, cfg, game, seat, now=now)
+    log.info("reminder game=%s seat=%s step=%s", game_id, seat.position, step)
+    return True
+
+
+# ---------------------------------------------------------------- the sweep
+class _Budget:
+    """Stops a sweep from taking new pieces of work after `seconds` (None: no limit)."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.until = None if seconds is None else time.monotonic() + seconds
+        self.deferred = 0
+
+    def spent(self) -> bool:
+        return self.until is not None and time.monotonic() >= self.until
+
+
+def _each(engine: Engine, work: list[Any], do: Any, budget: _Budget) -> int:
+    done = 0
+    for index, item in enumerate(work):
+        if budget.spent():  # left due: the next sweep takes it (nothing was claimed)
+            budget.deferred += len(work) - index
+            break
+        try:
+            with session_scope(engine) as session:
+                if do(session, *item):
+                    done += 1
+        except Exception:  # noqa: BLE001  (one bad game must not stop the others; retried next sweep)
+            log.exception("clock work failed for %r", item[0])
+    return done
+
+
+def run_sweep(engine: Engine, cfg: Config, now: datetime | None = None, *,
+              budget_seconds: float | None = None) -> dict[str, int]:
+    """Do every due timeout, reminder and notice once (idempotent; safe with two workers).
+
+    One read-only transaction finds all the due work (three indexed queries); each piece is then
+    claimed and done in its own transaction. Work that becomes due meanwhile waits for the next
+    sweep. With `budget_seconds`, no new piece is started after that time: the rest stays due
+    (unclaimed) for the next sweep and is counted in "deferred" (a periodic worker job stays short;
+    `worker --once` passes no budget and does everything).
+    """
+    now = now or utcnow()
+    budget = _Budget(budget_seconds)
+    with read_scope(engine) as session:
+        timeouts = due_timeouts(session, now)
+        reminders = due_reminders(session, now)
+        seats = [(sid,) for sid in notices.due_notice_seats(session, now, BATCH)]
+    report = {
+        "timeouts": _each(engine, timeouts,
+                          lambda s, gid, ver: apply_timeout(s, cfg, gid, ver, now) is not None, budget),
+        "reminders": _each(engine, reminders,
+                           lambda s, gid, seen: send_due_reminder(s, cfg, gid, seen, now), budget),
+        "notice_emails": _each(engine, seats,
+                               lambda s, sid: notices.send_due_notices(s, cfg, sid, now), budget),
+    }
+    report["deferred"] = budget.deferred
+    return report

@@ -1,0 +1,44 @@
+"""Unsubscribe links: one signed, non-expiring token per seat, and the RFC 8058 headers.
+
+An unsubscribe stops reminders and event emails of that seat (that game); turn emails always go.
+"""
+from __future__ import annotations
+
+from itsdangerous import BadSignature, URLSafeSerializer
+
+from pbem.config import Config
+from pbem.models import Seat
+
+UNSUBSCRIBE_SALT = "korsar.unsubscribe"
+
+
+def _serializer(cfg: Config) -> URLSafeSerializer:
+    return URLSafeSerializer([*cfg.SECRET_KEY_FALLBACKS, cfg.SECRET_KEY], salt=UNSUBSCRIBE_SALT)
+
+
+def sign_unsubscribe(cfg: Config, seat: Seat) -> str:
+    return str(_serializer(cfg).dumps([seat.game_id, seat.id]))
+
+
+def read_unsubscribe(cfg: Config, token: str) -> tuple[int, int] | None:
+    """(game id, seat id) of a genuine token, else None."""
+    try:
+        payload = _serializer(cfg).loads(token)
+    except BadSignature:
+        return None
+    if (isinstance(payload, list) and len(payload) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in payload)):
+        return payload[0], payload[1]
+    return None
+
+
+def unsubscribe_url(cfg: Config, seat: Seat) -> str:
+    return f"{cfg.BASE_URL}/u/{sign_unsubscribe(cfg, seat)}"
+
+
+def unsubscribe_headers(cfg: Config, seat: Seat) -> dict[str, str]:
+    """List-Unsubscribe with its one-click POST (RFC 8058; the URL is https in production)."""
+    return {
+        "List-Unsubscribe": f"<{unsubscribe_url(cfg, seat)}>",
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+    }

@@ -1,0 +1,57 @@
+"""Vacations: a player takes days away (limited per game); their clock stops meanwhile.
+
+A vacation runs from 00:00 of its first day to 24:00 of its last day in the seat's zone (or from
+now, if it starts today). A turn overlapping it is extended by the overlap, reminders wait for
+its end, and the table is told. One vacation at a time per seat.
+"""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+from sqlmodel import Session
+
+from pbem.clocks import emails
+from pbem.clocks.schedule import extend_for_absence, is_clocked, local_midnight, replan_reminders, \
+    seat_zone, to_local
+from pbem.config import Config
+from pbem.games.service import GameError, GameNotRunning, lock_game, seats_of
+from pbem.models import GameStatus, Seat
+
+
+def days_left(cfg: Config, seat: Seat) -> float:
+    return max(0.0, round(cfg.VACATION_DAYS_PER_GAME - seat.vacation_days_used, 2))
+
+
+def take_vacation(session: Session, cfg: Config, game_id: int, position: int, first_day: date,
+                  last_day: date, *, now: datetime) -> Seat:
+    """Book days `first_day`..`last_day` (inclusive, the seat's local dates); GameError if refused."""
+    game = lock_game(session, game_id)
+    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+        raise GameNotRunning("This game is over: no vacation needed.", 410)
+    seats = seats_of(session, game_id)
+    seat = next(s for s in seats if s.position == position)
+    zone = seat_zone(seat)
+    today = to_local(now, zone).date()
+    if last_day < first_day:
+        raise GameError("The last day of your vacation must not be before its first day.", 422)
+    if first_day < today:
+        raise GameError("A vacation cannot start in the past.", 422)
+    if seat.vacation_end is not None and seat.vacation_end > now:
+        raise GameError("You already have a vacation booked in this game; "
+                        "wait until it is over to book another.", 409)
+    start = max(local_midnight(first_day, zone), now)
+    end = local_midnight(last_day + timedelta(days=1), zone)
+    length = (end - start).total_seconds() / 86400
+    if length > days_left(cfg, seat) + 1e-9:
+        raise GameError(f"That is {length:.1f} days, but you have only {days_left(cfg, seat):g} "
+                        "vacation days left in this game.", 422)
+    seat.vacation_start, seat.vacation_end = start, end
+    seat.vacation_days_used = round(seat.vacation_days_used + length, 4)
+    session.add(seat)
+    if game.status == GameStatus.RUNNING and game.to_move == position and is_clocked(seat) \
+            and game.deadline_at is not None:
+        game.deadline_at = extend_for_absence(game.deadline_at, now, start, end)
+        replan_reminders(game, seat, now)
+        session.add(game)
+    emails.queue_vacation(session, cfg, game, seat, seats, now=now, days_left=days_left(cfg, seat))
+    return seat

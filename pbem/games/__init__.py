@@ -1,0 +1,1 @@
+"""The game service: create games, apply moves, play bots, queue the emails they cause."""

@@ -1,0 +1,55 @@
+"""Admin glue that is not a clock action: resend the turn email, retry outbox rows.
+
+Each function runs in the caller's transaction (the dashboard writes its audit row in it too).
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import update
+from sqlmodel import Session, col
+
+from pbem.config import Config
+from pbem.games import notify
+from pbem.games.service import GameError, check_running, is_bot_seat, load_state, lock_game, seats_of
+from pbem.models import OutboxMessage, OutboxStatus, Seat
+
+
+def resend_turn_email(session: Session, cfg: Config, game_id: int, *, now: datetime) -> Seat:
+    """Queue the turn email again (fresh context, same links) for the human to move."""
+    game = lock_game(session, game_id)
+    check_running(game)
+    seats = seats_of(session, game_id)
+    seat = next((s for s in seats if s.position == game.to_move), None)
+    if seat is None or is_bot_seat(seat) or not seat.email:
+        raise GameError("Nobody with an email address is to move in this game.", 409)
+    if notify.queue_turn_email(session, cfg, game, seat, load_state(game), seats=seats) is None:
+        raise GameError(f"{seat.name} gets no email (unsubscribed or played by the bot).", 409)
+    return seat
+
+
+_RETRYABLE = (OutboxStatus.FAILED, OutboxStatus.PENDING)
+
+
+def retry_outbox_message(session: Session, message_id: int, *, now: datetime) -> OutboxMessage:
+    """Make one failed (or waiting) email due now; the worker sends it on its next pass."""
+    row = session.get(OutboxMessage, message_id)
+    if row is None:
+        raise GameError("There is no such email.", 404)
+    if row.status not in _RETRYABLE:
+        raise GameError(f"This email is {row.status}: only failed or waiting emails can be retried.", 409)
+    row.status = OutboxStatus.PENDING
+    row.next_attempt_at = now
+    row.claimed_by = None
+    row.claimed_until = None
+    session.add(row)
+    return row
+
+
+def retry_all_failed(session: Session, *, now: datetime) -> int:
+    """Make every failed email due now; returns how many."""
+    result = session.execute(
+        update(OutboxMessage).where(col(OutboxMessage.status) == OutboxStatus.FAILED)
+        .values(status=OutboxStatus.PENDING, next_attempt_at=now, claimed_by=None, claimed_until=None)
+    )
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]

@@ -1,0 +1,104 @@
+"""`flask --app pbem create-game ...` and `flask --app pbem export-game ID`.
+
+Bad input exits non-zero with a one-line reason and creates nothing; create-game prints the
+new game's id alone on its last line, so scripts can read it with `tail -n1`.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from flask.cli import with_appcontext
+from sqlalchemy.exc import OperationalError, ProgrammingError
+
+from pbem.db import session_scope
+from pbem.games import service
+from pbem.web.context import config, db
+
+NOT_READY = "The database is not ready: run `flask --app pbem init-db` first."
+
+
+def _number(text: str | None, what: str, kind: type = int) -> float | int | None:
+    if text is None:
+        return None
+    try:
+        return kind(text)
+    except ValueError:
+        raise click.ClickException(f"{what} must be a number, not {text!r}.") from None
+
+
+def _deck(path: str | None) -> list[str] | None:
+    if path is None:
+        return None
+    try:
+        deck = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise click.ClickException(f"Cannot read the deck file {path}: {exc.strerror}.") from None
+    except ValueError:
+        raise click.ClickException(f"The deck file {path} is not JSON (a list of 78 card codes).") from None
+    if not isinstance(deck, list):
+        raise click.ClickException("The deck file must hold a JSON list of 78 card codes.")
+    return deck
+
+
+def _options(pairs: tuple[str, ...]) -> dict[str, str]:
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.ClickException(f"An option is written key=value, not {pair!r}.")
+        options[key.strip()] = value.strip()
+    return options
+
+
+@click.command("create-game")
+@click.option("--player", "players", multiple=True, metavar='"NAME <EMAIL>"|bot:greedy|bot:random',
+              help="A seat, in seat order (repeat the option).")
+@click.option("--teams", is_flag=True, help="Team play (4, 6 or 8 players; neighbours are partners).")
+@click.option("--seed", help="Shuffle with this seed (default: a random one, stored).")
+@click.option("--deck-file", help="JSON list of the 78 card codes, dealt in order (R2.2).")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="waiting_time=on|off, end_settlement=resolve|none.")
+@click.option("--name", default="", help="The game's name (default: the players' names).")
+@click.option("--deadline-hours", default="72", help="Hours a player has for a turn.")
+@click.option("--reminders", default="50,85", help="Reminders at these percentages of the deadline.")
+@click.option("--on-timeout", default="autoplay", help="autoplay | pause | bot")
+@with_appcontext
+def create_game_command(players: tuple[str, ...], teams: bool, seed: str | None,
+                        deck_file: str | None, options: tuple[str, ...], name: str,
+                        deadline_hours: str, reminders: str, on_timeout: str) -> None:
+    """Create and start a game; print its id alone on the last line."""
+    deck = _deck(deck_file)
+    try:
+        with session_scope(db()) as session:
+            game = service.create_game(
+                session, config(), list(players), teams=teams,
+                seed=_number(seed, "The seed"), deck=deck,  # type: ignore[arg-type]
+                options=_options(options), name=name,
+                deadline_hours=_number(deadline_hours, "The deadline", float),  # type: ignore[arg-type]
+                reminders=reminders, on_timeout=on_timeout)
+            summary = f"created game {game.id}: {game.name} ({len(players)} players" + (
+                f", seed {game.seed})" if game.seed is not None else ", dealt from the deck file)")
+            game_id = game.id
+    except service.GameError as exc:
+        raise click.ClickException(exc.message) from None
+    except (OperationalError, ProgrammingError):
+        raise click.ClickException(NOT_READY) from None
+    click.echo(summary)
+    click.echo(str(game_id))
+
+
+@click.command("export-game")
+@click.argument("game_id", type=int)
+@with_appcontext
+def export_game_command(game_id: int) -> None:
+    """Print a game as a record for `python -m engine replay` (players, teams, options, deck, moves)."""
+    try:
+        with session_scope(db()) as session:
+            record = service.export_record(session, game_id)
+    except service.GameError as exc:
+        raise click.ClickException(exc.message) from None
+    except (OperationalError, ProgrammingError):
+        raise click.ClickException(NOT_READY) from None
+    click.echo(json.dumps(record, indent=2))

@@ -1,0 +1,209 @@
+"""Admin and clock actions on a running game: pause, resume, hand a seat to the bot and back,
+extend a deadline, send a reminder now, abort, change a player's email address.
+
+Each function runs in the caller's transaction: it locks the game row, writes the change and
+queues the emails it causes, so the change and its emails commit (or roll back) together.
+`actor` names who did it ("admin@example.com", "clock", "cli") for the log line; the admin
+dashboard writes its own audit row in the same transaction.
+"""
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import datetime, timedelta
+
+from sqlmodel import Session
+
+from pbem.clocks import emails
+from pbem.clocks.schedule import is_clocked, plan_turn, replan_reminders
+from pbem.config import Config
+from pbem.games.service import (
+    GameError, GameNotRunning, NotFound, check_email, check_running, is_bot_seat,
+    lock_game, seats_of, start_turn,
+)
+from pbem.models import Game, GameStatus, Seat, SeatKind
+
+log = logging.getLogger("pbem.lifecycle")
+
+
+def _log(action: str, game: Game, actor: str, **fields: object) -> None:
+    log.info("%s game=%s actor=%s %s", action, game.id, actor,
+             " ".join(f"{k}={v}" for k, v in fields.items()))
+
+
+def _seat(seats: list[Seat], position: int) -> Seat:
+    for seat in seats:
+        if seat.position == position:
+            return seat
+    raise NotFound(f"This game has no seat {position}.")
+
+
+def _seat_to_move(game: Game, seats: list[Seat]) -> Seat | None:
+    if game.to_move is None or game.status != GameStatus.RUNNING:
+        return None
+    return _seat(seats, game.to_move)
+
+
+def pause_game(session: Session, cfg: Config, game_id: int, *, now: datetime, actor: str,
+               reason: str = "") -> Game:
+    """Pause a running game: the clock stops (the time left is kept) and the players are told."""
+    game = lock_game(session, game_id)
+    check_running(game)
+    game.status = GameStatus.PAUSED
+    game.paused_at = now
+    game.next_reminder_at = None
+    game.bot_due_at = None
+    game.updated_at = now
+    session.add(game)
+    emails.queue_paused(session, cfg, game, seats_of(session, game_id), reason=reason, now=now)
+    _log("pause", game, actor, reason=reason or "-")
+    return game
+
+
+def resume_game(session: Session, cfg: Config, game_id: int, *, now: datetime, actor: str) -> Game:
+    """Resume a paused game: the player to move gets the time they had left (a fresh turn if the
+    game paused on their deadline) and a new turn email."""
+    game = lock_game(session, game_id)
+    if game.status != GameStatus.PAUSED:
+        raise GameNotRunning("Only a paused game can be resumed.", 409)
+    seats = seats_of(session, game_id)
+    game.status = GameStatus.RUNNING
+    paused_at, game.paused_at = game.paused_at or now, None
+    game.updated_at = now
+    seat = _seat_to_move(game, seats)
+    if game.deadline_at is not None and game.deadline_at > paused_at and is_clocked(seat):
+        game.deadline_at = now + (game.deadline_at - paused_at)
+        replan_reminders(game, seat, now)
+    else:
+        start_turn(game, seats, cfg, now)
+    session.add(game)
+    if seat is not None and not is_bot_seat(seat):
+        emails.queue_turn(session, cfg, game, seat, seats, now=now)
+    _log("resume", game, actor)
+    return game
+
+
+def hand_seat_to_bot(session: Session, cfg: Config, game_id: int, position: int, *, now: datetime,
+                     actor: str, bot: str = "greedy", reason: str = "") -> Seat:
+    """The bot plays `position` from now on (the seat keeps its email); player and table are told."""
+    game = lock_game(session, game_id)
+    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+        raise GameNotRunning("This game is over.", 410)
+    seats = seats_of(session, game_id)
+    seat = _seat(seats, position)
+    if seat.kind == SeatKind.BOT or seat.handed_to_bot:
+        raise GameError(f"{seat.name}'s seat is already played by the bot.", 409)
+    seat.handed_to_bot = True
+    seat.bot = bot
+    session.add(seat)
+    if game.status == GameStatus.RUNNING and game.to_move == position:
+        start_turn(game, seats, cfg, now)
+        session.add(game)
+    emails.queue_seat_to_bot(session, cfg, game, seat, seats, reason=reason, now=now)
+    _log("seat_to_bot", game, actor, seat=position, reason=reason or "-")
+    return seat
+
+
+def hand_seat_back(session: Session, cfg: Config, game_id: int, position: int, *, now: datetime,
+                   actor: str) -> Seat:
+    """Give a seat the bot was playing back to its player (who gets fresh links)."""
+    game = lock_game(session, game_id)
+    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+        raise GameNotRunning("This game is over.", 410)
+    seats = seats_of(session, game_id)
+    seat = _seat(seats, position)
+    if not seat.handed_to_bot:
+        raise GameError(f"{seat.name}'s seat is not played by the bot.", 409)
+    seat.handed_to_bot = False
+    seat.bot = None
+    session.add(seat)
+    their_turn = game.status == GameStatus.RUNNING and game.to_move == position
+    if their_turn:
+        start_turn(game, seats, cfg, now)
+        session.add(game)
+        emails.queue_turn(session, cfg, game, seat, seats, now=now)
+    emails.queue_seat_back(session, cfg, game, seat, seats, now=now, their_turn=their_turn)
+    _log("seat_back", game, actor, seat=position)
+    return seat
+
+
+def extend_deadline(session: Session, cfg: Config, game_id: int, *, hours: float, now: datetime,
+                    actor: str) -> Game:
+    """Give the player to move `hours` more (counted from now if the deadline already passed)."""
+    if not 0 < hours <= 24 * 60:
+        raise GameError("Extend by a positive number of hours (at most 60 days).")
+    game = lock_game(session, game_id)
+    check_running(game)
+    seats = seats_of(session, game_id)
+    seat = _seat_to_move(game, seats)
+    if game.deadline_at is None or not is_clocked(seat):
+        raise GameError("Nobody is waiting under a deadline in this game.", 409)
+    game.deadline_at = max(game.deadline_at, now) + timedelta(hours=hours)
+    replan_reminders(game, seat, now)
+    game.updated_at = now
+    session.add(game)
+    assert seat is not None
+    emails.queue_deadline_moved(session, cfg, game, seat, now=now)
+    _log("extend_deadline", game, actor, hours=hours)
+    return game
+
+
+def send_reminder_now(session: Session, cfg: Config, game_id: int, *, now: datetime,
+                      actor: str) -> Seat:
+    """Nudge: a reminder (with fresh links) to the player to move, now; the ladder is unchanged."""
+    game = lock_game(session, game_id)
+    check_running(game)
+    seats = seats_of(session, game_id)
+    seat = _seat_to_move(game, seats)
+    if seat is None or is_bot_seat(seat):
+        raise GameError("Nobody (human) is to move in this game.", 409)
+    emails.queue_reminder(session, cfg, game, seat, seats, now=now)
+    _log("nudge", game, actor, seat=seat.position)
+    return seat
+
+
+def abort_game(session: Session, cfg: Config, game_id: int, *, now: datetime, actor: str,
+               reason: str = "") -> Game:
+    """Stop a game for good; every player is told and their links stop working."""
+    game = lock_game(session, game_id)
+    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+        raise GameNotRunning("This game is already over.", 410)
+    game.status = GameStatus.ABORTED
+    game.finished_at = now
+    game.updated_at = now
+    plan_turn(game, None, now)
+    game.bot_due_at = None
+    game.paused_at = None
+    session.add(game)
+    emails.queue_aborted(session, cfg, game, seats_of(session, game_id), reason=reason, now=now)
+    _log("abort", game, actor, reason=reason or "-")
+    return game
+
+
+def change_seat_email(session: Session, cfg: Config, game_id: int, position: int, new_email: str,
+                      *, now: datetime, actor: str) -> Seat:
+    """Move a seat to a new address: every old link stops working, new ones go to the new address."""
+    address = check_email(new_email)
+    game = lock_game(session, game_id)
+    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+        raise GameNotRunning("This game is over.", 410)
+    seats = seats_of(session, game_id)
+    seat = _seat(seats, position)
+    if seat.kind != SeatKind.HUMAN:
+        raise GameError("A bot seat has no email address.", 400)
+    seat.email = address
+    seat.link_nonce = secrets.token_hex(8)
+    session.add(seat)
+    session.flush()
+    if game.status == GameStatus.RUNNING and game.to_move == position and not is_bot_seat(seat):
+        emails.queue_turn(session, cfg, game, seat, seats, now=now)
+    else:
+        emails.queue_email_changed(session, cfg, game, seat, now=now)
+    _log("change_email", game, actor, seat=position)
+    return seat
+
+
+__all__ = [
+    "pause_game", "resume_game", "hand_seat_to_bot", "hand_seat_back", "extend_deadline",
+    "send_reminder_now", "abort_game", "change_seat_email",
+]

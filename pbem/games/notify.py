@@ -1,0 +1,141 @@
+"""The emails a game causes, queued in the caller's transaction (never sent from here).
+
+One small function per kind of email builds its context and renders it through
+`pbem/mail/render.py`. `seat_context` is the shared part (hand, table, piles, move links,
+what happened since the seat's last turn) other kinds (reminders, digests) reuse.
+Bot seats and seats without an address get no email.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import engine
+from sqlmodel import Session, col, select
+
+from pbem import links
+from pbem.clocks.schedule import local_time_text
+from pbem.config import Config
+from pbem.games.board import board
+from pbem.mail.outbox import enqueue
+from pbem.mail.render import render_email
+from pbem.models import Game, MoveRecord, OutboxMessage, Seat, SeatKind
+
+RULES_SUMMARY = [
+    "On your turn you do one thing: draw a card, play a merchant ship in front of you, "
+    "attack or defend a ship with a pirate, play a captain or the admiral, or (only when the "
+    "draw pile is empty) discard a card.",
+    "Each side fights for a ship with one colour only, and a colour already used on that ship "
+    "by another side is taken there.",
+    "A captain of your colour beats any number of pirates; only the owner of a ship may play "
+    "the admiral on it. The last captain or admiral played on a ship counts.",
+    "At the start of your turn you take your own unattacked ships home and every ship where "
+    "you are strictly strongest. Ties capture nothing.",
+    "The game ends when the draw pile is empty and someone has no cards left. Your score is "
+    "the gold you captured minus the merchant ships still in your hand.",
+]
+
+
+def wants_mail(seat: Seat) -> bool:
+    return seat.kind == SeatKind.HUMAN and bool(seat.email)
+
+
+def seat_page_url(cfg: Config, game: Game, seat: Seat) -> str:
+    return links.seat_url(cfg, links.sign_seat(cfg, game.id, seat.position, seat.link_nonce))  # type: ignore[arg-type]
+
+
+def move_links(cfg: Config, game: Game, seat: Seat, view: dict[str, Any]) -> list[dict[str, Any]]:
+    """One signed link per legal move of the seat, with the move in words."""
+    out = []
+    for move in view["legal_moves"]:
+        token = links.sign_move(cfg, game.id, seat.position, seat.link_nonce,  # type: ignore[arg-type]
+                                view["version"], move)
+        out.append({"text": engine.describe_move(move, view), "url": links.move_url(cfg, token),
+                    "token": token, "move": move})
+    return out
+
+
+def history(session: Session, game: Game, view: dict[str, Any], since: int) -> list[str]:
+    """What happened after move `since`, in sentences addressed to the viewer."""
+    records = session.exec(select(MoveRecord).where(
+        MoveRecord.game_id == game.id, MoveRecord.number > since).order_by(col(MoveRecord.number)))
+    sentences = []
+    for record in records:
+        for event in json.loads(record.events_json):
+            sentences.append(engine.describe_event(event, view["players"], view["seat"]))
+    return sentences
+
+
+def seat_context(session: Session, cfg: Config, game: Game, seat: Seat, state: engine.GameState,
+                 *, since: int | None = None, with_moves: bool = True) -> dict[str, Any]:
+    """Everything the emails about one seat show: board, move links, news since `since`."""
+    view = engine.player_view(state, seat.position)
+    return {
+        "game": {"id": game.id, "name": game.name, "teams": game.teams},
+        "board": board(view),
+        "moves": move_links(cfg, game, seat, view) if with_moves else [],
+        "since": history(session, game, view, seat.last_seen_version if since is None else since),
+        "game_url": seat_page_url(cfg, game, seat),
+        "rules": RULES_SUMMARY,
+        "deadline_at": game.deadline_at,
+        "deadline_local": local_time_text(game.deadline_at, seat) if game.deadline_at else None,
+    }
+
+
+def queue_email(session: Session, cfg: Config, game: Game, seat: Seat, kind: str,
+                context: dict[str, Any], *, first: bool = False,
+                headers: dict[str, str] | None = None) -> OutboxMessage | None:
+    """Render email `kind` for `seat` and queue it in the game's thread (None: no email)."""
+    if not wants_mail(seat):
+        return None
+    email = render_email(kind, seat.email, context, headers)  # type: ignore[arg-type]
+    domain = game.thread_id.rpartition("@")[2].rstrip(">") or "localhost"
+    if first:
+        return enqueue(session, email, domain=domain, game_id=game.id, seat_id=seat.id,
+                       message_id=game.thread_id)
+    return enqueue(session, email, domain=domain, game_id=game.id, seat_id=seat.id,
+                   thread_id=game.thread_id)
+
+
+def queue_welcome(session: Session, cfg: Config, game: Game, seat: Seat, state: engine.GameState,
+                  *, first: bool = False) -> OutboxMessage | None:
+    context = seat_context(session, cfg, game, seat, state, with_moves=False)
+    return queue_email(session, cfg, game, seat, "welcome", context, first=first)
+
+
+def queue_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
+                     state: engine.GameState, kind: str = "turn",
+                     extra: dict[str, Any] | None = None,
+                     seats: list[Seat] | None = None) -> OutboxMessage | None:
+    """The "your turn" email (or a `kind` that reuses its context, e.g. a reminder).
+
+    A turn email moves the seat's "since your last turn" mark; other kinds leave it.
+    """
+    if seat.handed_to_bot or not wants_mail(seat):
+        return None
+    context = seat_context(session, cfg, game, seat, state)
+    context.update(extra or {})
+    row = queue_email(session, cfg, game, seat, kind, context)
+    if kind == "turn":
+        seat.last_seen_version = state.version
+        session.add(seat)
+    return row
+
+
+def queue_game_start(session: Session, cfg: Config, game: Game, seats: list[Seat],
+                     state: engine.GameState) -> None:
+    """Welcome every human; the first welcome opens the thread; then the first turn email."""
+    first = True
+    for seat in seats:
+        if queue_welcome(session, cfg, game, seat, state, first=first) is not None:
+            first = False
+    if state.to_move is not None:
+        queue_turn_email(session, cfg, game, seats[state.to_move], state)
+
+
+def queue_game_over(session: Session, cfg: Config, game: Game, seats: list[Seat],
+                    state: engine.GameState) -> None:
+    """Final scores and winners to every player with an address."""
+    for seat in seats:
+        context = seat_context(session, cfg, game, seat, state, with_moves=False)
+        queue_email(session, cfg, game, seat, "game_over", context)

@@ -1,0 +1,519 @@
+"""Games as stored rows: create, apply a move (locked, versioned, logged), play due bots, export.
+
+Every function works inside the caller's transaction (a `Session`) and writes the state
+snapshot, the move record and the outbox rows together, so a crash loses nothing and a
+double click or two workers apply a move once. The rules are the engine's business.
+"""
+from __future__ import annotations
+
+import json
+import random
+import re
+import secrets
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from email.errors import HeaderParseError
+from email.headerregistry import Address
+from typing import Any
+
+import engine
+import engine.bots
+from sqlalchemy import update
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlmodel import Session, col, select
+
+from pbem.clocks.schedule import plan_turn
+from pbem.config import Config
+from pbem.db import session_scope
+from pbem.models import Game, GameStatus, MoveRecord, Seat, SeatKind, utcnow
+
+MAX_NAME_LENGTH = 40
+ON_TIMEOUT_CHOICES = ("autoplay", "pause", "bot")
+
+
+class GameError(Exception):
+    """A refused request: `message` is shown to the user as is, `status` is the HTTP status."""
+
+    status = 400
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = status
+
+
+class NotFound(GameError):
+    status = 404
+
+
+class StaleMove(GameError):
+    status = 409
+    already_played = False  # the same seat's same move was stored for this version
+
+
+class IllegalMoveError(GameError):
+    status = 422
+
+
+class GameNotRunning(GameError):
+    """Paused (409) or over (410)."""
+
+    status = 409
+
+
+# ---------------------------------------------------------------- players
+@dataclass(frozen=True)
+class SeatSpec:
+    """One seat of a new game: a human with an email address, or a bot."""
+
+    name: str
+    email: str | None = None
+    kind: str = SeatKind.HUMAN
+    bot: str | None = None
+
+
+_PLAYER_RE = re.compile(r"^\s*(?P<name>.*?)\s*<(?P<email>[^<>]*)>\s*$", re.S)
+
+
+def check_name(name: str) -> str:
+    """A display name safe for headers and pages, or GameError."""
+    name = unicodedata.normalize("NFC", name).strip()
+    if not name:
+        raise GameError("A player needs a name.")
+    if any(unicodedata.category(ch).startswith("C") for ch in name):
+        raise GameError("A player name may not contain line breaks or control characters.")
+    if len(name) > MAX_NAME_LENGTH:
+        raise GameError(f"A player name may have at most {MAX_NAME_LENGTH} characters.")
+    return name
+
+
+def check_email(address: str) -> str:
+    """A plain addr-spec (user@domain.tld), or GameError."""
+    address = address.strip()
+    bad = GameError(f"{address!r} is not an email address like ann@example.com.")
+    if not address or any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in address):
+        raise bad
+    try:
+        parsed = Address(addr_spec=address)
+    except (ValueError, IndexError, TypeError, HeaderParseError):
+        raise bad from None
+    if not parsed.username or "." not in parsed.domain or parsed.addr_spec != address:
+        raise bad
+    if len(address) > 254:
+        raise bad
+    return address
+
+
+def parse_player(text: str) -> SeatSpec:
+    """'Ann <ann@example.com>', 'ann@example.com' or 'bot:greedy' / 'bot:random' -> SeatSpec."""
+    text = text.strip()
+    if text.lower().startswith("bot:"):
+        bot = text[4:].strip().lower()
+        if bot not in engine.bots.BOTS:
+            raise GameError(f"Unknown bot {bot!r}: choose one of {', '.join(engine.bots.BOTS)}.")
+        return SeatSpec(name=f"{bot.capitalize()} bot", kind=SeatKind.BOT, bot=bot)
+    match = _PLAYER_RE.match(text)
+    if match:
+        return SeatSpec(name=check_name(match["name"]), email=check_email(match["email"]))
+    if "@" in text and "<" not in text and not any(ch.isspace() for ch in text):
+        address = check_email(text)
+        return SeatSpec(name=check_name(address.split("@")[0]), email=address)
+    raise GameError(f"{text!r} is not a player like 'Ann <ann@example.com>' or 'bot:greedy'.")
+
+
+def _unique_names(specs: list[SeatSpec]) -> list[SeatSpec]:
+    """Number repeated bot names; refuse repeated human names (moves name players)."""
+    seen: dict[str, int] = {}
+    out = []
+    for spec in specs:
+        key = spec.name.casefold()
+        if key in seen:
+            if spec.kind != SeatKind.BOT:
+                raise GameError(f"Two players are called {spec.name!r}: give them different names.")
+            seen[key] += 1
+            spec = SeatSpec(f"{spec.name} {seen[key]}", spec.email, spec.kind, spec.bot)
+        else:
+            seen[key] = 1
+        out.append(spec)
+    return out
+
+
+def parse_options(options: dict[str, Any] | None) -> engine.Options:
+    """{'waiting_time': 'on', 'end_settlement': 'none'} -> engine.Options, or GameError."""
+    values: dict[str, Any] = {}
+    for key, raw in (options or {}).items():
+        if key == "waiting_time":
+            if isinstance(raw, bool):
+                values[key] = raw
+            elif str(raw).lower() in {"on", "true", "yes", "1"}:
+                values[key] = True
+            elif str(raw).lower() in {"off", "false", "no", "0"}:
+                values[key] = False
+            else:
+                raise GameError(f"waiting_time must be on or off, not {raw!r}.")
+        elif key == "end_settlement":
+            if raw not in ("resolve", "none"):
+                raise GameError(f"end_settlement must be resolve or none, not {raw!r}.")
+            values[key] = raw
+        else:
+            raise GameError(f"Unknown option {key!r}: the options are waiting_time and end_settlement.")
+    return engine.Options(**values)
+
+
+def _options_json(options: engine.Options) -> str:
+    return json.dumps({"end_settlement": options.end_settlement,
+                       "waiting_time": options.waiting_time}, sort_keys=True)
+
+
+# ---------------------------------------------------------------- state
+def load_state(game: Game) -> engine.GameState:
+    return engine.state_from_json(json.loads(game.state_json))
+
+
+def dump_state(state: engine.GameState) -> str:
+    return json.dumps(engine.state_to_json(state), separators=(",", ":"))
+
+
+def seats_of(session: Session, game_id: int) -> list[Seat]:
+    return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.position))))
+
+
+def is_bot_seat(seat: Seat) -> bool:
+    return seat.kind == SeatKind.BOT or seat.handed_to_bot
+
+
+def mail_domain(cfg: Config) -> str:
+    from email.utils import parseaddr
+
+    address = parseaddr(cfg.MAIL_FROM)[1]
+    return address.rpartition("@")[2] or "localhost"
+
+
+def start_turn(game: Game, seats: list[Seat], cfg: Config, now: datetime) -> None:
+    """Start the clock of whoever moves next, and the bot timer if that is a bot."""
+    seat = seats[game.to_move] if game.to_move is not None and game.status == GameStatus.RUNNING else None
+    plan_turn(game, seat, now)
+    if seat is not None and is_bot_seat(seat):
+        game.bot_due_at = now + timedelta(seconds=cfg.BOT_DELAY_SECONDS)
+    else:
+        game.bot_due_at = None
+
+
+# ---------------------------------------------------------------- create
+def create_game(
+    session: Session,
+    cfg: Config,
+    players: list[SeatSpec | str],
+    *,
+    teams: bool = False,
+    seed: int | None = None,
+    deck: list[str] | None = None,
+    options: dict[str, Any] | engine.Options | None = None,
+    name: str = "",
+    deadline_hours: float = 72.0,
+    reminders: str = "50,85",
+    on_timeout: str = "autoplay",
+    now: datetime | None = None,
+) -> Game:
+    """Create and start a game; queue the welcome emails and the first turn email.
+
+    Raises GameError (one-line reason) before writing anything if the setup is refused.
+    """
+    from pbem.games import notify
+
+    now = now or utcnow()
+    specs = _unique_names([p if isinstance(p, SeatSpec) else parse_player(p) for p in players])
+    for spec in specs:
+        check_name(spec.name)
+        if spec.kind == SeatKind.HUMAN:
+            if spec.email is None:
+                raise GameError(f"{spec.name} needs an email address.")
+            check_email(spec.email)
+        elif spec.bot not in engine.bots.BOTS:
+            raise GameError(f"Unknown bot {spec.bot!r}: choose one of {', '.join(engine.bots.BOTS)}.")
+    opts = options if isinstance(options, engine.Options) else parse_options(options)
+    if seed is not None and deck is not None:
+        raise GameError("Give a seed or a deck, not both.")
+    if on_timeout not in ON_TIMEOUT_CHOICES:
+        raise GameError(f"on_timeout must be one of {', '.join(ON_TIMEOUT_CHOICES)}.")
+    if not deadline_hours > 0:
+        raise GameError("The deadline must be a positive number of hours.")
+    try:
+        ladder = sorted(float(p) for p in reminders.split(",") if p.strip())
+    except ValueError:
+        raise GameError(f"Reminders must be percentages like 50,85, not {reminders!r}.") from None
+    if any(not 0 < p < 100 for p in ladder):
+        raise GameError("Reminder percentages must be between 0 and 100.")
+    name = check_name(name) if name.strip() else ""
+    if deck is None and seed is None:
+        seed = secrets.randbelow(2**31)
+    try:
+        if deck is not None:
+            deck = engine.validate_deck(deck)
+        state = engine.new_game([s.name for s in specs], teams=teams, options=opts,
+                                seed=seed if deck is None else None, deck=deck)
+    except engine.ConfigError as exc:
+        raise GameError(str(exc)) from None
+
+    game = Game(
+        name=name or " vs ".join(s.name for s in specs)[:200],
+        status=GameStatus.RUNNING,
+        teams=teams,
+        options_json=_options_json(opts),
+        seed=seed if deck is None else None,
+        deck_json=json.dumps(list(state.deck)),
+        state_json=dump_state(state),
+        version=state.version,
+        to_move=state.to_move,
+        created_at=now,
+        updated_at=now,
+        thread_id=f"<korsar-game-{secrets.token_hex(12)}@{mail_domain(cfg)}>",
+        deadline_hours=float(deadline_hours),
+        reminders=",".join(f"{p:g}" for p in ladder),
+        on_timeout=on_timeout,
+    )
+    session.add(game)
+    session.flush()
+    seats = []
+    for position, spec in enumerate(specs):
+        seat = Seat(game_id=game.id, position=position, name=spec.name, email=spec.email,
+                    kind=spec.kind, bot=spec.bot, team=engine.team_of(state, position),
+                    link_nonce=secrets.token_hex(8))
+        session.add(seat)
+        seats.append(seat)
+    session.flush()
+    start_turn(game, seats, cfg, now)
+    notify.queue_game_start(session, cfg, game, seats, state)
+    session.flush()
+    return game
+
+
+# ---------------------------------------------------------------- moves
+@dataclass(frozen=True)
+class MoveOutcome:
+    """What an applied move did."""
+
+    game_id: int
+    number: int
+    seat: int
+    move: dict[str, Any]
+    events: list[dict[str, Any]] = field(default_factory=list)
+    finished: bool = False
+    to_move: int | None = None
+
+
+def lock_game(session: Session, game_id: int) -> Game:
+    """The game row, locked for this transaction (SELECT ... FOR UPDATE; SQLite: BEGIN IMMEDIATE)."""
+    game = session.exec(
+        select(Game).where(Game.id == game_id).with_for_update()
+        .execution_options(populate_existing=True)
+    ).first()
+    if game is None:
+        raise NotFound("There is no such game.")
+    return game
+
+
+def check_running(game: Game) -> None:
+    if game.status == GameStatus.PAUSED:
+        raise GameNotRunning("This game is paused: moves wait until an admin resumes it.", 409)
+    if game.status == GameStatus.FINISHED:
+        raise GameNotRunning("This game is over: no more moves can be played.", 410)
+    if game.status == GameStatus.ABORTED:
+        raise GameNotRunning("This game was stopped by an admin: no more moves can be played.", 410)
+
+
+def refusal(session: Session, game: Game, position: int, move: dict[str, Any],
+            expected_version: int | None, *, check_rules: bool = True) -> GameError | None:
+    """Why `position` cannot play `move` (issued at `expected_version`) now, or None. Read-only.
+
+    The order matters for the message: a double click hears "already played", an old link
+    to a finished game hears "the game is over", any other old link "the game moved on".
+    """
+    stale = expected_version is not None and expected_version != game.version
+    if stale:
+        played = session.exec(select(MoveRecord).where(
+            MoveRecord.game_id == game.id, MoveRecord.number == expected_version + 1)).first()
+        if played is not None and played.seat == position and json.loads(played.move_json) == move:
+            already = StaleMove("You already played this move; it counted once.")
+            already.already_played = True
+            return already
+    try:
+        check_running(game)
+    except GameError as exc:
+        return exc
+    if stale:
+        return StaleMove("This link is from an older email: the game has moved on since. "
+                         "Open your game page to see the moves you have now.")
+    if check_rules:
+        try:
+            engine.check_move(load_state(game), position, move)
+        except engine.IllegalMove as exc:
+            return IllegalMoveError(str(exc))
+    return None
+
+
+def apply_game_move(
+    session: Session,
+    cfg: Config,
+    game_id: int,
+    position: int,
+    move: dict[str, Any],
+    *,
+    expected_version: int | None = None,
+    source: str = "player",
+    now: datetime | None = None,
+) -> MoveOutcome:
+    """Apply `position`'s move to the game, store it, queue its emails and start the next turn."""
+    from pbem.games import notify
+
+    now = now or utcnow()
+    game = lock_game(session, game_id)
+    try:
+        move = engine.normalize_move(move)
+    except engine.IllegalMove as exc:
+        raise IllegalMoveError(str(exc)) from None
+    problem = refusal(session, game, position, move, expected_version, check_rules=False)
+    if problem is not None:
+        raise problem
+    state = load_state(game)
+    try:
+        new_state, events = engine.apply_move(state, position, move)
+    except engine.IllegalMove as exc:
+        raise IllegalMoveError(str(exc)) from None
+
+    old_version, new_version = game.version, new_state.version
+    values = {"state_json": dump_state(new_state), "version": new_version,
+              "to_move": new_state.to_move, "updated_at": now}
+    result = session.execute(update(Game).where(Game.id == game.id, Game.version == old_version)
+                             .values(**values))
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        raise StaleMove("Someone else's move was stored first. Open your game page.")
+    for key, value in values.items():
+        set_committed_value(game, key, value)
+
+    event_dicts = [e.to_json() for e in events]
+    session.add(MoveRecord(game_id=game.id, number=new_version, seat=position,
+                           move_json=json.dumps(move, sort_keys=True),
+                           events_json=json.dumps(event_dicts), source=source, created_at=now))
+    try:
+        session.flush()
+    except IntegrityError:
+        raise StaleMove("This move was already stored. Open your game page.") from None
+
+    seats = seats_of(session, game.id)
+    from pbem.clocks.notices import record_attacks  # clocks: "your ship was attacked" notices
+    record_attacks(session, cfg, game, seats, event_dicts, now)
+    if new_state.finished:
+        game.status = GameStatus.FINISHED
+        game.finished_at = now
+    start_turn(game, seats, cfg, now)
+    session.add(game)
+    if new_state.finished:
+        notify.queue_game_over(session, cfg, game, seats, new_state)
+    else:
+        notify.queue_turn_email(session, cfg, game, seats[new_state.to_move], new_state, seats=seats)
+    session.flush()
+    return MoveOutcome(game.id, new_version, position, move, event_dicts,  # type: ignore[arg-type]
+                       new_state.finished, new_state.to_move)
+
+
+# ---------------------------------------------------------------- bots
+def bot_move(game: Game, seat: Seat, state: engine.GameState) -> dict[str, Any]:
+    """The move the seat's bot picks (deterministic per game and version)."""
+    bot = engine.bots.get_bot(seat.bot or "greedy")
+    rng = random.Random(f"{game.id}:{game.version}:{seat.position}")
+    return bot.choose(engine.player_view(state, seat.position), rng)
+
+
+def _play_one_bot(session: Session, cfg: Config, game_id: int, now: datetime) -> bool:
+    game = lock_game(session, game_id)
+    if (game.status != GameStatus.RUNNING or game.bot_due_at is None or game.bot_due_at > now
+            or game.to_move is None):
+        return False
+    seat = session.exec(select(Seat).where(Seat.game_id == game_id,
+                                           Seat.position == game.to_move)).one()
+    if not is_bot_seat(seat):
+        game.bot_due_at = None
+        session.add(game)
+        return False
+    move = bot_move(game, seat, load_state(game))
+    apply_game_move(session, cfg, game_id, seat.position, move, expected_version=game.version,
+                    source="bot", now=now)
+    return True
+
+
+def due_bot_games(session: Session, now: datetime, limit: int = 100) -> list[int]:
+    return list(session.exec(
+        select(Game.id).where(Game.status == GameStatus.RUNNING, col(Game.bot_due_at) <= now)
+        .order_by(col(Game.bot_due_at)).limit(limit)))
+
+
+def play_due_bots(engine_or_session: Engine | Session, cfg: Config, now: datetime | None = None,
+                  max_moves: int = 1000) -> int:
+    """Play every bot move due at `now`; returns how many were played.
+
+    Given an Engine, each move is its own transaction (two workers may run this at once: the
+    row lock and version check make the second one skip). Given a Session, the caller commits.
+    """
+    now = now or utcnow()
+    played = 0
+    while played < max_moves:
+        progressed = False
+        if isinstance(engine_or_session, Session):
+            ids = due_bot_games(engine_or_session, now)
+        else:
+            with session_scope(engine_or_session) as s:
+                ids = due_bot_games(s, now)
+        for game_id in ids:
+            try:
+                if isinstance(engine_or_session, Session):
+                    with engine_or_session.begin_nested():
+                        ok = _play_one_bot(engine_or_session, cfg, game_id, now)
+                else:
+                    with session_scope(engine_or_session) as s:
+                        ok = _play_one_bot(s, cfg, game_id, now)
+            except GameError:
+                ok = False
+            if ok:
+                played += 1
+                progressed = True
+            if played >= max_moves:
+                break
+        if not progressed:
+            break
+    return played
+
+
+# ---------------------------------------------------------------- export
+def moves_of(session: Session, game_id: int) -> list[MoveRecord]:
+    return list(session.exec(select(MoveRecord).where(MoveRecord.game_id == game_id)
+                             .order_by(col(MoveRecord.number))))
+
+
+def export_record(session: Session, game_id: int) -> dict[str, Any]:
+    """The game as a record `python -m engine replay` reads: players, teams, options, deck, moves."""
+    game = session.get(Game, game_id)
+    if game is None:
+        raise NotFound(f"There is no game {game_id}.")
+    seats = seats_of(session, game_id)
+    return {
+        "players": [s.name for s in seats],
+        "teams": game.teams,
+        "options": json.loads(game.options_json),
+        "deck": json.loads(game.deck_json),
+        "moves": [{"player": m.seat, **json.loads(m.move_json)} for m in moves_of(session, game_id)],
+    }
+
+
+def replay_record(record: dict[str, Any]) -> engine.GameState:
+    """Replay an exported record with the engine, as `python -m engine replay` does."""
+    from engine.replay import parse_record
+
+    state, moves = parse_record(record)
+    for player, move in moves:
+        state, _ = engine.apply_move(state, player, move)
+    return state

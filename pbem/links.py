@@ -1,0 +1,127 @@
+"""Signed links: one per legal move ("korsar.move") and one per seat's game page ("korsar.seat").
+
+A move token binds the game, the seat, the seat's link nonce, the state version it was issued
+for and the move itself, so a link from an older email is recognisably stale and a changed
+nonce (new email address) revokes every link of that seat. Tokens are signed with
+itsdangerous; SECRET_KEY_FALLBACKS keep links of a rotated key working.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+
+from pbem.config import Config
+
+MOVE_SALT = "korsar.move"
+SEAT_SALT = "korsar.seat"
+# A turn can be extended and paused; the version check, not the age, is what retires a link.
+MOVE_LINK_MAX_AGE = 60 * 24 * 3600
+
+
+@dataclass(frozen=True)
+class SeatToken:
+    """A verified game-page token."""
+
+    game_id: int
+    position: int
+    nonce: str
+
+
+@dataclass(frozen=True)
+class MoveToken:
+    """A verified move-link token."""
+
+    game_id: int
+    position: int
+    nonce: str
+    version: int
+    move: dict[str, Any]
+
+    @property
+    def seat(self) -> SeatToken:
+        return SeatToken(self.game_id, self.position, self.nonce)
+
+
+class LinkError(Exception):
+    """A token that cannot be used; `seat` is set when its signature proved who it was for."""
+
+    def __init__(self, message: str, status: int, seat: SeatToken | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.seat = seat
+
+
+def _serializer(cfg: Config, salt: str) -> URLSafeTimedSerializer:
+    # itsdangerous takes the keys oldest first and signs with the last one.
+    keys = [*cfg.SECRET_KEY_FALLBACKS, cfg.SECRET_KEY]
+    return URLSafeTimedSerializer(keys, salt=salt)
+
+
+def sign_move(cfg: Config, game_id: int, position: int, nonce: str, version: int,
+              move: dict[str, Any]) -> str:
+    return str(_serializer(cfg, MOVE_SALT).dumps([game_id, position, nonce, version, move]))
+
+
+def sign_seat(cfg: Config, game_id: int, position: int, nonce: str) -> str:
+    return str(_serializer(cfg, SEAT_SALT).dumps([game_id, position, nonce]))
+
+
+def move_url(cfg: Config, token: str) -> str:
+    return f"{cfg.BASE_URL}/m/{token}"
+
+
+def seat_url(cfg: Config, token: str) -> str:
+    return f"{cfg.BASE_URL}/g/{token}"
+
+
+def _parse_move(payload: object) -> MoveToken | None:
+    if (isinstance(payload, list) and len(payload) == 5 and isinstance(payload[0], int)
+            and isinstance(payload[1], int) and isinstance(payload[2], str)
+            and isinstance(payload[3], int) and isinstance(payload[4], dict)):
+        return MoveToken(payload[0], payload[1], payload[2], payload[3], payload[4])
+    return None
+
+
+def _parse_seat(payload: object) -> SeatToken | None:
+    if (isinstance(payload, list) and len(payload) == 3 and isinstance(payload[0], int)
+            and isinstance(payload[1], int) and isinstance(payload[2], str)):
+        return SeatToken(payload[0], payload[1], payload[2])
+    return None
+
+
+def read_move(cfg: Config, token: str, max_age: int = MOVE_LINK_MAX_AGE) -> MoveToken:
+    """The move token's content; LinkError (400 tampered, 410 expired) otherwise."""
+    serializer = _serializer(cfg, MOVE_SALT)
+    try:
+        payload = serializer.loads(token, max_age=max_age)
+    except SignatureExpired as exc:
+        # The signature was good, so the (still encoded) payload says whose link it was.
+        try:
+            parsed = _parse_move(serializer.load_payload(exc.payload))
+        except BadSignature:
+            parsed = None
+        raise LinkError("This move link has expired. Open your game page to see your moves now.",
+                        410, parsed.seat if parsed else None) from None
+    except BadSignature:
+        raise LinkError("This link is damaged or was not made by us. "
+                        "Copy the whole link from your email, or open your game page.", 400) from None
+    parsed = _parse_move(payload)
+    if parsed is None:
+        raise LinkError("This link is damaged. Open your game page from your latest email.", 400)
+    return parsed
+
+
+def read_seat(cfg: Config, token: str) -> SeatToken:
+    """The game-page token's content (valid for the life of the game); LinkError otherwise."""
+    try:
+        payload = _serializer(cfg, SEAT_SALT).loads(token)
+    except BadSignature:
+        raise LinkError("This game page link is damaged or was not made by us. "
+                        "Copy the whole link from your email.", 400) from None
+    parsed = _parse_seat(payload)
+    if parsed is None:
+        raise LinkError("This game page link is damaged. Copy the whole link from your email.", 400)
+    return parsed

@@ -1,4 +1,0 @@
-"""Blueprint 'admin' (to be filled in)."""
-from flask import Blueprint
-
-bp = Blueprint("admin", __name__)

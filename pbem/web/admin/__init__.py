@@ -1,0 +1,80 @@
+"""Blueprint 'admin': the dashboard where admins create and run games (Jinja pages, no JS needed).
+
+Every URL under /admin needs a logged-in admin, except the login page itself.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from flask import Blueprint, abort, request
+from sqlmodel import Session
+
+from pbem.auth import current_admin_email, load_admin, login_redirect
+from pbem.web.context import db
+
+bp = Blueprint("admin", __name__, url_prefix="/admin")
+
+PUBLIC_ENDPOINTS = frozenset({"admin.login"})
+
+
+@bp.before_request
+def require_admin() -> Any:
+    if request.endpoint in PUBLIC_ENDPOINTS:
+        return None
+    with Session(db()) as session:
+        admin = load_admin(session)
+    if admin is None:
+        if request.method in ("GET", "HEAD"):
+            return login_redirect()
+        abort(401)
+    return None
+
+
+@bp.after_request
+def admin_headers(response: Any) -> Any:
+    # Admin pages show every hand: never keep them in a shared or browser cache.
+    response.headers["Cache-Control"] = "no-store"
+    # Flask-WTF checks the Referer of a POST over https, so the dashboard's own forms must send
+    # one; admin URLs carry no secrets, and other sites still get no Referer.
+    response.headers["Referrer-Policy"] = "same-origin"
+    return response
+
+
+@bp.context_processor
+def admin_context() -> dict[str, Any]:
+    return {"admin_email": current_admin_email()}
+
+
+@bp.app_template_filter("admin_dt")
+def format_datetime(value: datetime | None) -> str:
+    return "—" if value is None else value.strftime("%Y-%m-%d %H:%M")
+
+
+@bp.app_template_filter("admin_span")
+def format_span(delta: timedelta | None) -> str:
+    """A duration in the largest two units: '2 d 5 h', '3 h 10 min', '45 s'."""
+    if delta is None:
+        return "—"
+    seconds = int(abs(delta.total_seconds()))
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        text = f"{days} d {hours} h"
+    elif hours:
+        text = f"{hours} h {minutes} min"
+    elif minutes:
+        text = f"{minutes} min"
+    else:
+        text = f"{secs} s"
+    return f"-{text}" if delta.total_seconds() < 0 else text
+
+
+from pbem.web.admin import (  # noqa: E402,F401  (routes register themselves on bp)
+    auth_views,
+    game_actions,
+    games,
+    outbox,
+    stats,
+)

@@ -1,0 +1,163 @@
+"""The dashboard's forms (Flask-WTF: every one carries the session CSRF token)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from flask_wtf import FlaskForm
+from wtforms import (
+    BooleanField,
+    EmailField,
+    FieldList,
+    FloatField,
+    Form,
+    FormField,
+    IntegerField,
+    PasswordField,
+    SelectChoice,
+    SelectField,
+    StringField,
+)
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
+
+MAX_SEATS = 8
+BOT_NAMES = ("greedy", "random")
+_EMAIL = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+\.[^@\s<>,;\"]+$")
+
+
+def valid_email(text: str) -> bool:
+    return bool(_EMAIL.match(text)) and len(text) <= 254
+
+
+class EmailAddress:
+    """A plain email address check (one address, no display name)."""
+
+    def __call__(self, form: Form, field: StringField) -> None:
+        if field.data and not valid_email(field.data.strip()):
+            raise ValidationError("This is not an email address (like ann@example.org).")
+
+
+class LoginForm(FlaskForm):
+    email = EmailField("Email", validators=[DataRequired(), Length(max=254)])
+    password = PasswordField("Password", validators=[DataRequired(), Length(max=1000)])
+
+
+class ButtonForm(FlaskForm):
+    """A form with no fields: a button whose POST only needs the CSRF token."""
+
+
+class PlayerRow(Form):
+    name = StringField("Name", validators=[Optional(), Length(max=100)])
+    email = StringField("Email", validators=[Optional(), EmailAddress()])
+    kind = SelectField(
+        "Plays as",
+        choices=[SelectChoice("human", "a person")] + [SelectChoice(f"bot:{b}", f"{b} bot") for b in BOT_NAMES],
+        default="human",
+    )
+
+
+@dataclass(frozen=True)
+class PlayerEntry:
+    """One filled-in player row of the create form."""
+
+    name: str
+    email: str | None
+    bot: str | None
+
+
+def _percent_ladder(form: Form, field: StringField) -> None:
+    text = (field.data or "").strip()
+    if not text:
+        return
+    try:
+        values = [float(p) for p in text.split(",") if p.strip()]
+    except ValueError:
+        raise ValidationError("Write percentages of the deadline separated by commas, like 50,85.")
+    if any(not 0 < v < 100 for v in values):
+        raise ValidationError("Each reminder must fall between 0 and 100 percent of the deadline.")
+
+
+class CreateGameForm(FlaskForm):
+    name = StringField("Game name", validators=[Optional(), Length(max=200)])
+    players = FieldList(FormField(PlayerRow), min_entries=MAX_SEATS, max_entries=MAX_SEATS)
+    teams = BooleanField("Team play (4, 6 or 8 players; neighbours are partners)")
+    seed = IntegerField("Seed", validators=[Optional(), NumberRange(
+        min=0, max=2**31 - 1, message="The seed is a whole number from 0 to 2147483647.")],
+                        description="Leave empty for a random deal.")
+    end_settlement = SelectField(
+        "Ships left on the table at the end",
+        choices=[SelectChoice("resolve", "go to whoever would capture them"),
+                 SelectChoice("none", "score for nobody")],
+        default="resolve",
+    )
+    waiting_time = BooleanField("Waiting time house rule (2 or 3 players only)")
+    deadline_hours = FloatField("Hours per turn", default=72,
+                                validators=[InputRequired(message="Give the hours a player has per turn."),
+                                            NumberRange(min=1, max=24 * 30, message="Between 1 and 720 hours.")])
+    reminders = StringField("Reminders (percent of the deadline)", default="50,85",
+                            validators=[Length(max=100), _percent_ladder])
+    on_timeout = SelectField(
+        "When a player runs out of time",
+        choices=[SelectChoice("autoplay", "a bot plays that one move"), SelectChoice("pause", "pause the game"),
+                 SelectChoice("bot", "a bot takes over the seat")],
+        default="autoplay",
+    )
+
+    def entries(self) -> list[PlayerEntry]:
+        out = []
+        for row in self.players:
+            name = (row.form.name.data or "").strip()
+            email = (row.form.email.data or "").strip() or None
+            kind = row.form.kind.data or "human"
+            bot = kind.split(":", 1)[1] if kind.startswith("bot:") else None
+            if name or email or bot:
+                out.append(PlayerEntry(name=name, email=email, bot=bot))
+        return out
+
+    def validate(self, extra_validators=None) -> bool:  # type: ignore[no-untyped-def]
+        ok = super().validate(extra_validators)
+        filled = 0
+        for row in self.players:
+            f = row.form
+            name = (f.name.data or "").strip()
+            email = (f.email.data or "").strip()
+            is_bot = (f.kind.data or "").startswith("bot:")
+            if not (name or email or is_bot):
+                continue
+            filled += 1
+            if not name:
+                f.name.errors = [*f.name.errors, "Give this player a name."]
+                ok = False
+            if not is_bot and not email:
+                f.email.errors = [*f.email.errors, "A person needs an email address (or choose a bot)."]
+                ok = False
+        emails = [e.email.lower() for e in self.entries() if e.email and not e.bot]
+        if len(set(emails)) != len(emails):
+            self.form_errors.append("Two seats have the same email address.")
+            ok = False
+        allowed = (4, 6, 8) if self.teams.data else (2, 3, 4, 5)
+        if filled not in allowed:
+            mode = "Team play" if self.teams.data else "Individual play"
+            self.form_errors.append(
+                f"{mode} needs {', '.join(map(str, allowed[:-1]))} or {allowed[-1]} players; you filled in {filled}."
+            )
+            ok = False
+        if self.waiting_time.data and (self.teams.data or filled not in (2, 3)):
+            self.waiting_time.errors = [*self.waiting_time.errors,
+                                        "The waiting time rule is only for 2 or 3 players alone."]
+            ok = False
+        return ok
+
+
+class ExtendDeadlineForm(FlaskForm):
+    hours = FloatField("Extra hours", default=24,
+                       validators=[InputRequired(message="How many hours?"),
+                                   NumberRange(min=1, max=24 * 30, message="Between 1 and 720 hours.")])
+
+
+class ChangeEmailForm(FlaskForm):
+    email = StringField("New email", validators=[DataRequired(message="Give the new address."), EmailAddress()])
+
+
+class HandToBotForm(FlaskForm):
+    bot = SelectField("Bot", choices=[SelectChoice(b) for b in BOT_NAMES], default="greedy")

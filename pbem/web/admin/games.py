@@ -1,0 +1,109 @@
+"""Admin pages of games: the list, the create form, the detail page and the JSON export."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Response, abort, flash, redirect, render_template, request, url_for
+from sqlmodel import Session, col, select
+
+from pbem.auth import current_admin_email, record_audit
+from pbem.db import session_scope
+from pbem.games.service import GameError, SeatSpec, create_game, export_record, load_state, moves_of, seats_of
+from pbem.models import Game, GameStatus, OutboxMessage, SeatKind, utcnow
+from pbem.web.admin import bp, queries
+from pbem.web.admin.forms import ButtonForm, ChangeEmailForm, CreateGameForm, ExtendDeadlineForm, HandToBotForm
+from pbem.web.admin.present import move_log, table_picture
+from pbem.web.context import config, db
+
+import engine
+
+
+@bp.route("/")
+def games_list() -> Any:
+    status = request.args.get("status") or None
+    if status not in GameStatus.ALL:
+        status = None
+    sort = request.args.get("sort", queries.DEFAULT_SORT[0])
+    if sort not in queries.SORT_COLUMNS:
+        sort = queries.DEFAULT_SORT[0]
+    direction = "asc" if request.args.get("dir") == "asc" else "desc"
+    page = queries.clamp_page(request.args.get("page"))
+    with Session(db()) as session:
+        rows, pager = queries.list_games(session, status=status, sort=sort, direction=direction, page=page)
+        counts = queries.status_counts(session)
+    return render_template("admin/games.html", rows=rows, pager=pager, counts=counts, status=status,
+                           sort=sort, direction=direction, now=utcnow(), statuses=GameStatus.ALL)
+
+
+@bp.route("/games/new", methods=["GET", "POST"])
+def game_new() -> Any:
+    form = CreateGameForm()
+    error = None
+    if form.validate_on_submit():
+        specs = [SeatSpec(name=e.name, email=e.email) if e.bot is None
+                 else SeatSpec(name=e.name, kind=SeatKind.BOT, bot=e.bot) for e in form.entries()]
+        try:
+            with session_scope(db()) as session:
+                game = create_game(
+                    session, config(), specs, teams=bool(form.teams.data), seed=form.seed.data,
+                    options={"end_settlement": form.end_settlement.data,
+                             "waiting_time": bool(form.waiting_time.data)},
+                    name=(form.name.data or "").strip(), deadline_hours=float(form.deadline_hours.data),
+                    reminders=(form.reminders.data or "").strip(), on_timeout=form.on_timeout.data,
+                )
+                record_audit(session, current_admin_email() or "?", "create_game", game_id=game.id,
+                             detail=f"{game.name} ({len(specs)} players, seed {game.seed})")
+        except GameError as exc:
+            error = exc.message
+        else:
+            flash(f"Game {game.id} created: the first emails are queued.", "ok")
+            return redirect(url_for("admin.game_detail", game_id=game.id), code=303)
+    status = 200 if request.method == "GET" else 422
+    return render_template("admin/game_new.html", form=form, error=error), status
+
+
+def load_detail(game_id: int) -> dict[str, Any]:
+    """Everything the detail page shows (a fixed number of queries)."""
+    with Session(db()) as session:
+        game = session.get(Game, game_id)
+        if game is None:
+            abort(404, description=f"There is no game {game_id}.")
+        seats = seats_of(session, game_id)
+        moves = moves_of(session, game_id)
+        emails = list(session.exec(select(OutboxMessage).where(OutboxMessage.game_id == game_id)
+                                   .order_by(col(OutboxMessage.created_at).desc(), col(OutboxMessage.id).desc())))
+        audit, _ = queries.audit_entries(session, 1, game_id=game_id, size=100)
+    view = engine.admin_view(load_state(game))
+    return {"game": game, "seats": seats, "picture": table_picture(view), "log": move_log(moves, seats),
+            "emails": emails, "audit": audit, "options": json.loads(game.options_json), "now": utcnow()}
+
+
+def render_detail(game_id: int, *, error: str | None = None, status: int = 200, **forms: Any) -> Any:
+    context = load_detail(game_id)
+    context.update(
+        error=error,
+        button=ButtonForm(),
+        extend_form=forms.get("extend_form") or ExtendDeadlineForm(formdata=None),
+        email_forms=forms.get("email_forms", {}),
+        email_form_default=ChangeEmailForm(formdata=None),
+        bot_form=HandToBotForm(formdata=None),
+    )
+    return render_template("admin/game_detail.html", **context), status
+
+
+@bp.route("/games/<int:game_id>")
+def game_detail(game_id: int) -> Any:
+    return render_detail(game_id)
+
+
+@bp.route("/games/<int:game_id>/export.json")
+def game_export(game_id: int) -> Any:
+    with Session(db()) as session:
+        try:
+            record = export_record(session, game_id)
+        except GameError as exc:
+            abort(exc.status, description=exc.message)
+    body = json.dumps(record, indent=2, sort_keys=True)
+    return Response(body, mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="korsar-game-{game_id}.json"'})

@@ -1,0 +1,166 @@
+"""Blueprint 'prefs': a player's email preferences and vacations, and unsubscribe links.
+
+- GET /g/<seat token>/prefs: the page (vacation form, daily digest, reminders on/off).
+- POST /g/<seat token>/vacation, /digest, /reminders: change them (the signed token in the
+  URL authenticates the player, as for move links, so no session CSRF token is needed).
+- GET /u/<token>: a page with one button; POST /u/<token>: unsubscribe. The POST is also the
+  RFC 8058 one-click endpoint mail clients call (body `List-Unsubscribe=One-Click`).
+GET never changes anything: mail scanners open every link.
+"""
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from flask import Blueprint, Flask, redirect, render_template, request
+from sqlmodel import select
+
+from pbem import links
+from pbem.clocks.schedule import local_time_text, replan_reminders, seat_zone, to_local
+from pbem.clocks.unsubscribe import read_unsubscribe
+from pbem.clocks.vacation import days_left, take_vacation
+from pbem.db import read_scope, session_scope
+from pbem.games.service import GameError, lock_game
+from pbem.models import Game, GameStatus, Seat, utcnow
+from pbem.web.context import config, db
+
+bp = Blueprint("prefs", __name__)
+
+
+def register(app: Flask, csrf: Any) -> None:
+    """Register the blueprint; its forms are authenticated by signed tokens, not sessions."""
+    csrf.exempt(bp)
+    app.register_blueprint(bp)
+
+
+def _error(message: str, status: int, game_url: str | None = None) -> tuple[str, int]:
+    return render_template("prefs/error.html", message=message, status=status,
+                           game_url=game_url), status
+
+
+def _seat_from(token: str) -> tuple[int, int]:
+    """(game id, position) of a genuine, current seat token; LinkError otherwise."""
+    parsed = links.read_seat(config(), token)
+    with read_scope(db()) as session:
+        seat = session.exec(select(Seat).where(Seat.game_id == parsed.game_id,
+                                               Seat.position == parsed.position)).first()
+        if seat is None or seat.link_nonce != parsed.nonce:
+            raise links.LinkError("This link has been replaced by a newer one. "
+                                  "Use the links in your latest email.", 403)
+    return parsed.game_id, parsed.position
+
+
+def _page(token: str, message: str = "", error: str = "", form: dict[str, str] | None = None,
+          status: int = 200) -> tuple[str, int]:
+    game_id, position = _seat_from(token)
+    now = utcnow()
+    with read_scope(db()) as session:
+        game = session.get(Game, game_id)
+        seat = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.position == position)).one()
+        away = None
+        if seat.vacation_end is not None and seat.vacation_end > now and seat.vacation_start:
+            away = (local_time_text(seat.vacation_start, seat), local_time_text(seat.vacation_end, seat))
+        today = to_local(now, seat_zone(seat)).date().isoformat()
+        return render_template(
+            "prefs/prefs.html", game=game, seat=seat, token=token, away=away, today=today,
+            days_left=days_left(config(), seat), message=message, error=error, form=form or {},
+            game_url=links.seat_url(config(), token),
+        ), status
+
+
+@bp.route("/g/<token>/prefs", methods=["GET"])
+def prefs_page(token: str) -> Any:
+    try:
+        return _page(token)
+    except links.LinkError as exc:
+        return _error(exc.message, exc.status)
+
+
+def _parse_day(text: str, label: str) -> date:
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise GameError(f"The {label} must be a date like 2026-07-14.", 422) from None
+
+
+@bp.route("/g/<token>/vacation", methods=["POST"])
+def vacation(token: str) -> Any:
+    form = {"first_day": request.form.get("first_day", ""), "last_day": request.form.get("last_day", "")}
+    try:
+        game_id, position = _seat_from(token)
+        first, last = _parse_day(form["first_day"], "first day"), _parse_day(form["last_day"], "last day")
+        with session_scope(db()) as session:
+            take_vacation(session, config(), game_id, position, first, last, now=utcnow())
+    except links.LinkError as exc:
+        return _error(exc.message, exc.status)
+    except GameError as exc:
+        return _page(token, error=exc.message, form=form, status=exc.status)
+    return redirect(f"/g/{token}/prefs?saved=vacation", 303)
+
+
+def _set_flag(token: str, field: str, value: bool) -> Any:
+    try:
+        game_id, position = _seat_from(token)
+        with session_scope(db()) as session:
+            game = lock_game(session, game_id)
+            seat = session.exec(select(Seat).where(Seat.game_id == game_id,
+                                                   Seat.position == position)).one()
+            setattr(seat, field, value)
+            session.add(seat)
+            if game.status == GameStatus.RUNNING and game.to_move == position and game.deadline_at:
+                replan_reminders(game, seat, utcnow())
+                session.add(game)
+    except links.LinkError as exc:
+        return _error(exc.message, exc.status)
+    return redirect(f"/g/{token}/prefs?saved={field}", 303)
+
+
+@bp.route("/g/<token>/digest", methods=["POST"])
+def digest(token: str) -> Any:
+    return _set_flag(token, "digest", request.form.get("digest") == "on")
+
+
+@bp.route("/g/<token>/reminders", methods=["POST"])
+def reminders(token: str) -> Any:
+    return _set_flag(token, "unsubscribed", request.form.get("reminders") != "on")
+
+
+def _unsubscribe_target(token: str) -> tuple[Game, Seat] | None:
+    found = read_unsubscribe(config(), token)
+    if found is None:
+        return None
+    with read_scope(db()) as session:
+        seat = session.get(Seat, found[1])
+        game = session.get(Game, found[0])
+        if seat is None or game is None or seat.game_id != game.id:
+            return None
+        return game, seat
+
+
+@bp.route("/u/<token>", methods=["GET"])
+def unsubscribe_page(token: str) -> Any:
+    target = _unsubscribe_target(token)
+    if target is None:
+        return _error("This unsubscribe link is damaged or was not made by us. "
+                      "Copy the whole link from your email.", 400)
+    game, seat = target
+    return render_template("prefs/unsubscribe.html", game=game, seat=seat, token=token, done=False)
+
+
+@bp.route("/u/<token>", methods=["POST"])
+def unsubscribe(token: str) -> Any:
+    target = _unsubscribe_target(token)
+    if target is None:
+        return _error("This unsubscribe link is damaged or was not made by us. "
+                      "Copy the whole link from your email.", 400)
+    game, seat = target
+    with session_scope(db()) as session:
+        row = session.get(Seat, seat.id)
+        assert row is not None
+        row.unsubscribed = True
+        session.add(row)
+        locked = lock_game(session, game.id)
+        if locked.to_move == row.position:
+            locked.next_reminder_at = None
+            session.add(locked)
+    return render_template("prefs/unsubscribe.html", game=game, seat=seat, token=token, done=True)

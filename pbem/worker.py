@@ -1,0 +1,167 @@
+"""The worker: one dedicated process (`flask --app pbem worker`) that delivers the outbox,
+plays due bot moves and runs the clock sweeps.
+
+It runs an APScheduler 3.x BlockingScheduler with one interval job per piece of work
+(max_instances=1, coalesce=True). The schedule itself lives in our tables (next_attempt_at,
+bot_due_at, deadline_at...), so every job is idempotent and two workers at once are safe
+(database leases and row locks). Web processes never start a scheduler.
+SIGTERM/SIGINT stop it gracefully: the current email finishes, the rest of its batch is
+released, and the process exits when running jobs return.
+"""
+from __future__ import annotations
+
+import importlib
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Any
+
+from flask import Flask
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import StatementError
+
+from pbem.config import Config
+from pbem.mail.delivery import deliver_due, default_worker_id
+
+log = logging.getLogger("pbem.worker")
+JOBS = ("bots", "clocks", "deliver")  # in run_once, mail goes last: it sends what the others queued
+MAX_BATCHES_PER_RUN = 20
+BATCH_SIZE = 50
+
+
+def log_event(event: str, level: int = logging.INFO, exc_info: bool = False, **fields: Any) -> None:
+    """One structured log line (JSON via pbem.logging). Ids and counts only: never tokens,
+    links or email bodies."""
+    log.log(level, event, exc_info=exc_info, extra={"fields": {"event": event, **fields}})
+
+
+def _optional(module: str, name: str) -> Callable[..., Any] | None:
+    """A function from another owner's module, or None (with a log line) if not there yet."""
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and module.startswith(exc.name):
+            log_event("job_skipped", reason=f"{module} is not installed")
+            return None
+        raise
+    func = getattr(mod, name, None)
+    if func is None:
+        log_event("job_skipped", reason=f"{module}.{name} does not exist")
+    return func
+
+
+def _deliver(engine: Engine, cfg: Config, now: datetime | None, stop: Callable[[], bool],
+             worker_id: str) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for _ in range(MAX_BATCHES_PER_RUN):  # drain a backlog, but come back to the scheduler
+        report = deliver_due(engine, cfg, now=now, worker_id=worker_id, batch_size=BATCH_SIZE, stop=stop)
+        for key, value in report.as_dict().items():
+            total[key] = total.get(key, 0) + value
+        if report.claimed < BATCH_SIZE or report.deferred or stop():
+            break
+    return total
+
+
+def _bots(engine: Engine, cfg: Config, now: datetime | None) -> dict[str, int] | None:
+    play_due_bots = _optional("pbem.games.service", "play_due_bots")
+    return None if play_due_bots is None else {"moves": play_due_bots(engine, cfg, now)}
+
+
+def _clocks(engine: Engine, cfg: Config, now: datetime | None) -> dict[str, int] | None:
+    run_sweep = _optional("pbem.clocks.sweep", "run_sweep")
+    return None if run_sweep is None else dict(run_sweep(engine, cfg, now))
+
+
+def run_job(name: str, engine: Engine, cfg: Config, now: datetime | None = None,
+            stop: Callable[[], bool] = lambda: False, worker_id: str | None = None) -> dict[str, Any]:
+    """Run one job once and log one JSON line about it; errors are logged, not raised."""
+    if stop():
+        return {"job": name, "skipped": "stopping"}
+    started = time.monotonic()
+    try:
+        if name == "deliver":
+            result = _deliver(engine, cfg, now, stop, worker_id or default_worker_id())
+        elif name == "bots":
+            result = _bots(engine, cfg, now)
+        elif name == "clocks":
+            result = _clocks(engine, cfg, now)
+        else:
+            raise ValueError(f"unknown job {name!r}")
+    except Exception as exc:  # one failing job must not stop the others or the worker
+        ms = round((time.monotonic() - started) * 1000, 1)
+        if isinstance(exc, StatementError):
+            # SQLAlchemy's message quotes the statement's parameters (email bodies): keep them out.
+            log_event("job_error", logging.ERROR, job=name, ms=ms,
+                      error=f"{type(exc).__name__}: {type(exc.orig).__name__}: {exc.orig}")
+        else:
+            log_event("job_error", logging.ERROR, exc_info=True, job=name, ms=ms,
+                      error=f"{type(exc).__name__}: {exc}")
+        return {"job": name, "error": type(exc).__name__}
+    ms = round((time.monotonic() - started) * 1000, 1)
+    if result is None:
+        return {"job": name, "skipped": "missing"}
+    busy = any(isinstance(v, int) and v for v in result.values())
+    # Idle polls log at DEBUG: a poll every second would otherwise flood the log.
+    log_event("job", logging.INFO if busy else logging.DEBUG, job=name, ms=ms, **result)
+    return {"job": name, **result}
+
+
+def _engine_and_config(app_or_engine: Flask | Engine, cfg: Config | None) -> tuple[Engine, Config]:
+    if isinstance(app_or_engine, Flask):
+        return app_or_engine.extensions["korsar_db"], cfg or app_or_engine.config["KORSAR"]
+    if cfg is None:
+        raise TypeError("run_once(engine, cfg): a Config is needed with a bare engine")
+    return app_or_engine, cfg
+
+
+def run_once(app_or_engine: Flask | Engine, cfg: Config | None = None,
+             now: datetime | None = None) -> dict[str, dict[str, Any]]:
+    """Do every due piece of work once: bots, clock sweeps, then email delivery."""
+    engine, cfg = _engine_and_config(app_or_engine, cfg)
+    return {name: run_job(name, engine, cfg, now) for name in JOBS}
+
+
+def configure_logging() -> None:
+    from pbem.logging import configure_logging as json_lines_on_stderr
+
+    json_lines_on_stderr()
+    # "skipped: maximum number of running instances" is expected when a job outlasts a poll.
+    logging.getLogger("apscheduler.scheduler").setLevel(logging.ERROR)
+    logging.getLogger("apscheduler.executors").setLevel(logging.WARNING)
+
+
+def run_worker(app: Flask, *, once: bool = False) -> None:
+    """The `flask --app pbem worker` process."""
+    from apscheduler.schedulers.blocking import BlockingScheduler
+
+    configure_logging()
+    engine, cfg = _engine_and_config(app, None)
+    worker_id = default_worker_id()
+    if once:
+        for name in JOBS:
+            run_job(name, engine, cfg, worker_id=worker_id)
+        return
+    stopping = threading.Event()
+    scheduler = BlockingScheduler(timezone=timezone.utc, job_defaults={
+        "max_instances": 1, "coalesce": True, "misfire_grace_time": None})
+    for name in JOBS:
+        scheduler.add_job(run_job, "interval", seconds=cfg.WORKER_POLL_SECONDS, id=name, name=name,
+                          args=(name, engine, cfg), kwargs={"stop": stopping.is_set, "worker_id": worker_id},
+                          next_run_time=datetime.now(timezone.utc))
+
+    def on_signal(signum: int, _frame: object) -> None:
+        if stopping.is_set():
+            return
+        log_event("worker_stopping", signal=signal.Signals(signum).name, worker=worker_id)
+        stopping.set()
+        scheduler.shutdown(wait=False)  # running jobs see `stopping` and return soon
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    log_event("worker_started", worker=worker_id, poll_seconds=cfg.WORKER_POLL_SECONDS, jobs=list(JOBS))
+    scheduler.start()
+    # The executor's threads are joined at interpreter exit, so running jobs finish first.
+    log_event("worker_stopped", worker=worker_id)

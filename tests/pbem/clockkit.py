@@ -1,0 +1,83 @@
+"""Helpers of the clock tests: a config, a game started at a known instant, the outbox."""
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from sqlalchemy.engine import Engine
+from sqlmodel import col, select
+
+from pbem.clocks.schedule import plan_turn
+from pbem.clocks.sweep import run_sweep
+from pbem.config import Config
+from pbem.db import session_scope
+from pbem.games.service import create_game, seats_of
+from pbem.models import Game, OutboxMessage, Seat
+
+T0 = datetime(2026, 1, 12, 10, 0)  # a Monday, 10:00 UTC
+PLAYERS = ["Ann <ann@example.com>", "Bob <bob@example.com>"]
+
+
+def make_cfg(database_url: str, **overrides: object) -> Config:
+    cfg = Config(DATABASE_URL=database_url, SECRET_KEY="test-secret", BASE_URL="http://korsar.test",
+                 MAIL_FROM="Korsar <korsar@korsar.test>", KORSAR_ENV="testing", BOT_DELAY_SECONDS=0.0)
+    for key, value in overrides.items():
+        setattr(cfg, key, value)
+    return cfg
+
+
+def start_game(engine: Engine, cfg: Config, *, now: datetime = T0, deadline_hours: float = 10,
+               reminders: str = "50,85", on_timeout: str = "autoplay", tz: str = "UTC",
+               players: list[str] | None = None, seed: int = 7) -> int:
+    """A game whose first player (seat 0, Ann) is to move from `now`, in zone `tz`."""
+    with session_scope(engine) as session:
+        game = create_game(session, cfg, players or PLAYERS, seed=seed, deadline_hours=deadline_hours,
+                           reminders=reminders, on_timeout=on_timeout, now=now)
+        seats = seats_of(session, game.id)
+        for seat in seats:
+            seat.timezone = tz
+            session.add(seat)
+        plan_turn(game, seats[game.to_move], now)
+        session.add(game)
+        return game.id  # type: ignore[return-value]
+
+
+def game_row(engine: Engine, game_id: int) -> Game:
+    with session_scope(engine) as session:
+        return session.get(Game, game_id)  # type: ignore[return-value]
+
+
+def seat_row(engine: Engine, game_id: int, position: int) -> Seat:
+    with session_scope(engine) as session:
+        return session.exec(select(Seat).where(Seat.game_id == game_id, Seat.position == position)).one()
+
+
+def mails(engine: Engine, kind: str | None = None, to: str | None = None) -> list[OutboxMessage]:
+    with session_scope(engine) as session:
+        query = select(OutboxMessage).order_by(col(OutboxMessage.id))
+        if kind:
+            query = query.where(OutboxMessage.kind == kind)
+        if to:
+            query = query.where(OutboxMessage.to_addr == to)
+        return list(session.exec(query))
+
+
+def headers(row: OutboxMessage) -> dict[str, str]:
+    return json.loads(row.headers_json)
+
+
+def sweep(engine: Engine, cfg: Config, at: datetime) -> dict[str, int]:
+    return run_sweep(engine, cfg, at)
+
+
+def mover(engine: Engine, game_id: int) -> Seat:
+    """The seat to move now."""
+    game = game_row(engine, game_id)
+    assert game.to_move is not None
+    return seat_row(engine, game_id, game.to_move)
+
+
+def other(engine: Engine, game_id: int) -> Seat:
+    """The (first) seat not to move."""
+    game = game_row(engine, game_id)
+    return seat_row(engine, game_id, 1 if game.to_move == 0 else 0)

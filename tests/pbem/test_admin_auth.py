@@ -1,0 +1,240 @@
+"""Admin accounts: login, logout, the hardened cookie, rate limits, CSRF and that every admin
+URL refuses anonymous users (enumerated from the app's url_map, so new pages are covered)."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func
+from sqlmodel import Session, select
+from test_admin_support import (  # noqa: F401  (fixtures)
+    ADMIN_EMAIL,
+    ADMIN_PASSWORD,
+    admin_app,
+    admin_client,
+    audit_actions,
+    cheap_hashing,
+    csrf_token_of,
+    db_of,
+    log_in,
+    new_game,
+    text_of,
+)
+
+from pbem.auth import MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_IP, attempt_login
+from pbem.db import session_scope
+from pbem.models import AdminUser, Game, LoginAttempt, OutboxMessage, utcnow
+
+
+def admin_rules(app):
+    return [r for r in app.url_map.iter_rules() if r.endpoint.startswith("admin.")]
+
+
+def concrete(rule) -> str:
+    return rule.rule.replace("<int:game_id>", "1").replace("<int:position>", "0").replace("<int:message_id>", "1")
+
+
+def table_counts(app) -> dict[str, int]:
+    with Session(db_of(app)) as s:
+        return {m.__name__: s.exec(select(func.count()).select_from(m)).one()
+                for m in (Game, OutboxMessage)}
+
+
+def test_every_admin_url_refuses_anonymous_users(admin_app):
+    new_game(admin_app)
+    client = admin_app.test_client()
+    rules = admin_rules(admin_app)
+    assert len(rules) >= 15
+    for rule in rules:
+        if rule.endpoint == "admin.login":
+            continue
+        url = concrete(rule)
+        if "GET" in rule.methods:
+            response = client.get(url)
+            assert response.status_code == 302, url
+            assert response.headers["Location"].startswith("/admin/login"), url
+        if "POST" in rule.methods:
+            response = client.post(url, data={"email": "x@example.com", "hours": "5", "bot": "greedy"})
+            assert response.status_code == 401, url
+
+
+def test_every_admin_post_without_a_csrf_token_is_refused(admin_client, admin_app):
+    game_id = new_game(admin_app)
+    admin_app.config["WTF_CSRF_ENABLED"] = True
+    before = table_counts(admin_app)
+    posts = [r for r in admin_rules(admin_app) if "POST" in r.methods]
+    assert len(posts) >= 12
+    for rule in posts:
+        url = concrete(rule).replace("/games/1/", f"/games/{game_id}/")
+        response = admin_client.post(url, data={"email": "new@example.com", "hours": "5", "bot": "greedy",
+                                                "password": ADMIN_PASSWORD})
+        assert response.status_code == 400, url
+        assert "CSRF" in text_of(response), url
+    assert table_counts(admin_app) == before
+    with Session(db_of(admin_app)) as s:
+        assert s.get(Game, game_id).status == "running"
+
+
+def test_a_post_with_the_pages_csrf_token_is_accepted(admin_client, admin_app):
+    game_id = new_game(admin_app)
+    admin_app.config["WTF_CSRF_ENABLED"] = True
+    page = admin_client.get(f"/admin/games/{game_id}")
+    response = admin_client.post(f"/admin/games/{game_id}/pause", data={"csrf_token": csrf_token_of(text_of(page))})
+    assert response.status_code == 303
+    with Session(db_of(admin_app)) as s:
+        assert s.get(Game, game_id).status == "paused"
+
+
+def test_login_form_needs_a_csrf_token_too(admin_app):
+    admin_app.config["WTF_CSRF_ENABLED"] = True
+    client = admin_app.test_client()
+    assert log_in(client).status_code == 400
+    page = client.get("/admin/login")
+    response = client.post("/admin/login", data={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD,
+                                                 "csrf_token": csrf_token_of(text_of(page))})
+    assert response.status_code == 303
+
+
+def test_login_then_pages_then_logout(admin_app):
+    client = admin_app.test_client()
+    response = log_in(client)
+    assert response.status_code == 303 and response.headers["Location"] == "/admin/"
+    assert ADMIN_EMAIL in text_of(client.get("/admin/"))
+    assert client.post("/admin/logout").status_code == 303
+    assert client.get("/admin/").status_code == 302
+    assert audit_actions(admin_app)[-2:] == ["login", "logout"]
+
+
+@pytest.mark.parametrize("email,password", [
+    (ADMIN_EMAIL, "wrong password"),
+    ("nobody@korsar.test", ADMIN_PASSWORD),
+    (ADMIN_EMAIL.upper(), "wrong password"),
+])
+def test_wrong_login_gets_one_message_that_names_neither_part(admin_app, email, password):
+    client = admin_app.test_client()
+    response = log_in(client, email, password)
+    assert response.status_code == 401
+    assert "Wrong email or password." in text_of(response)
+    assert client.get("/admin/").status_code == 302
+
+
+def test_login_email_is_case_insensitive(admin_app):
+    assert log_in(admin_app.test_client(), "  Boss@Korsar.TEST ").status_code == 303
+
+
+def test_after_five_failures_an_email_is_locked_for_15_minutes_even_with_the_right_password(admin_app):
+    client = admin_app.test_client()
+    for _ in range(MAX_FAILURES_PER_EMAIL):
+        assert log_in(client, password="nope nope nope").status_code == 401
+    response = log_in(client)
+    assert response.status_code == 429
+    assert "Too many failed logins" in text_of(response)
+    later = utcnow() + timedelta(minutes=16)
+    with session_scope(db_of(admin_app)) as s:
+        assert attempt_login(s, ADMIN_EMAIL, ADMIN_PASSWORD, "127.0.0.1", now=later).admin is not None
+
+
+def test_failures_from_one_ip_lock_it_for_every_email(admin_app):
+    client = admin_app.test_client()
+    for i in range(MAX_FAILURES_PER_IP):
+        assert log_in(client, f"guess{i}@korsar.test", "x").status_code == 401
+    assert log_in(client).status_code == 429
+    other_ip = admin_app.test_client()
+    response = other_ip.post("/admin/login", data={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD},
+                             environ_base={"REMOTE_ADDR": "10.0.0.9"})
+    assert response.status_code == 303
+
+
+def test_a_successful_login_resets_the_email_count(admin_app):
+    now = utcnow()
+    with session_scope(db_of(admin_app)) as s:
+        for i in range(MAX_FAILURES_PER_EMAIL - 1):
+            attempt_login(s, ADMIN_EMAIL, "bad", "1.1.1.1", now=now + timedelta(seconds=i))
+        assert attempt_login(s, ADMIN_EMAIL, ADMIN_PASSWORD, "1.1.1.1", now=now + timedelta(seconds=10)).admin
+        for i in range(MAX_FAILURES_PER_EMAIL - 1):
+            attempt_login(s, ADMIN_EMAIL, "bad", "1.1.1.1", now=now + timedelta(seconds=20 + i))
+        result = attempt_login(s, ADMIN_EMAIL, ADMIN_PASSWORD, "1.1.1.1", now=now + timedelta(seconds=30))
+        assert result.admin is not None
+        assert s.exec(select(func.count()).select_from(LoginAttempt)).one() == 2 * MAX_FAILURES_PER_EMAIL
+
+
+@pytest.mark.parametrize("base_url,secure", [("http://korsar.test", False), ("https://korsar.example", True)])
+def test_session_cookie_is_httponly_samesite_and_secure_on_https(app_config, admin_app, base_url, secure):
+    from pbem import create_app
+
+    app = create_app({**app_config, "BASE_URL": base_url})
+    app.config["WTF_CSRF_ENABLED"] = False
+    response = log_in(app.test_client())
+    cookie = response.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    assert ("Secure" in cookie) is secure
+    app.extensions["korsar_db"].dispose()
+
+
+@pytest.mark.parametrize("target,expected", [
+    ("/admin/stats", "/admin/stats"),
+    ("https://evil.example/", "/admin/"),
+    ("//evil.example/admin", "/admin/"),
+])
+def test_login_returns_only_to_local_admin_pages(admin_app, target, expected):
+    client = admin_app.test_client()
+    response = client.post("/admin/login", query_string={"next": target},
+                           data={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
+    assert response.headers["Location"] == expected
+
+
+def test_admin_pages_are_never_cached(admin_client):
+    assert admin_client.get("/admin/").headers["Cache-Control"] == "no-store"
+
+
+def test_over_https_a_form_posts_with_its_token_and_same_origin_referer(app_config, admin_app):
+    from pbem import create_app
+
+    app = create_app({**app_config, "BASE_URL": "https://korsar.example"})
+    client = app.test_client()
+    base = {"base_url": "https://korsar.example"}
+    page = client.get("/admin/login", **base)
+    # The browser sends a Referer to the same origin only because admin pages ask for it.
+    assert page.headers["Referrer-Policy"] == "same-origin"
+    form = {"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD, "csrf_token": csrf_token_of(text_of(page))}
+    assert client.post("/admin/login", data=form, **base).status_code == 400  # no Referer
+    response = client.post("/admin/login", data=form, headers={"Referer": "https://korsar.example/admin/login"},
+                           **base)
+    assert response.status_code == 303
+    app.extensions["korsar_db"].dispose()
+
+
+def test_create_admin_command_reads_the_password_from_the_environment(runner, app, cheap_hashing):
+    result = runner.invoke(args=["create-admin", "New@Korsar.test"], env={"ADMIN_PASSWORD": "a long passphrase"})
+    assert result.exit_code == 0, result.output
+    with Session(app.extensions["korsar_db"]) as s:
+        admin = s.exec(select(AdminUser)).one()
+    assert admin.email == "new@korsar.test"
+    assert admin.password_hash.startswith("$argon2id$")
+    assert "a long passphrase" not in admin.password_hash
+
+
+def test_create_admin_command_asks_on_the_terminal(runner, app, cheap_hashing):
+    result = runner.invoke(args=["create-admin", "tty@korsar.test"], input="a long passphrase\na long passphrase\n")
+    assert result.exit_code == 0, result.output
+    app.config["WTF_CSRF_ENABLED"] = False
+    assert log_in(app.test_client(), "tty@korsar.test", "a long passphrase").status_code == 303
+
+
+@pytest.mark.parametrize("email,password,message", [
+    ("not-an-email", "a long passphrase", "is not an email address"),
+    ("ok@korsar.test", "short", "at least 10 characters"),
+])
+def test_create_admin_command_refuses_bad_input(runner, email, password, message):
+    result = runner.invoke(args=["create-admin", email], env={"ADMIN_PASSWORD": password})
+    assert result.exit_code != 0
+    assert message in result.output
+
+
+def test_create_admin_twice_sets_a_new_password(runner, app, cheap_hashing):
+    runner.invoke(args=["create-admin", "x@korsar.test"], env={"ADMIN_PASSWORD": "first passphrase"})
+    runner.invoke(args=["create-admin", "x@korsar.test"], env={"ADMIN_PASSWORD": "second passphrase"})
+    app.config["WTF_CSRF_ENABLED"] = False
+    client = app.test_client()
+    assert log_in(client, "x@korsar.test", "first passphrase").status_code == 401
+    assert log_in(client, "x@korsar.test", "second passphrase").status_code == 303

@@ -1,0 +1,23 @@
+"""The sweep's time budget: work left over stays due and unclaimed for the next sweep."""
+from __future__ import annotations
+
+from collections import Counter
+from datetime import timedelta
+
+from clockkit import T0, mails, make_cfg, start_game
+from pbem.clocks.sweep import run_sweep
+from pbem.db import make_engine
+
+
+def test_a_spent_budget_leaves_the_work_due_for_the_next_sweep(database_url):
+    engine = make_engine(database_url)
+    cfg = make_cfg(database_url)
+    games = [start_game(engine, cfg, deadline_hours=10) for _ in range(3)]
+    now = T0 + timedelta(hours=5)
+    first = run_sweep(engine, cfg, now, budget_seconds=0)
+    assert first == {"timeouts": 0, "reminders": 0, "notice_emails": 0, "deferred": 3}
+    assert mails(engine, "reminder") == []
+    second = run_sweep(engine, cfg, now)
+    assert second["reminders"] == 3 and second["deferred"] == 0
+    assert Counter(m.game_id for m in mails(engine, "reminder")) == Counter(games)
+    engine.dispose()

@@ -1,0 +1,135 @@
+"""Vacations from the player's preferences page: deadlines move by the time away, reminders
+stop meanwhile, the table is told, the days are limited per game; bad input is refused."""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+import pytest
+from sqlmodel import select
+
+from clockkit import T0, game_row, mails, mover, other, seat_row, start_game, sweep
+from pbem.clocks.vacation import take_vacation
+from pbem.db import session_scope
+from pbem.games.service import GameError
+from pbem.links import sign_seat
+from pbem.models import Notice
+
+
+@pytest.fixture
+def setup(app):
+    engine = app.extensions["korsar_db"]
+    cfg = app.config["KORSAR"]
+    game_id = start_game(engine, cfg, deadline_hours=48)  # Mon 10:00 -> Wed 10:00 UTC
+    return engine, cfg, game_id
+
+
+def prefs_url(cfg, seat) -> str:
+    return f"/g/{sign_seat(cfg, seat.game_id, seat.position, seat.link_nonce)}"
+
+
+def book(engine, cfg, game_id, position, first, last, now=T0):
+    with session_scope(engine) as session:
+        return take_vacation(session, cfg, game_id, position, first, last, now=now)
+
+
+def test_the_prefs_page_shows_the_vacation_form_and_get_changes_nothing(client, setup):
+    engine, cfg, game_id = setup
+    seat = mover(engine, game_id)
+    page = client.get(prefs_url(cfg, seat) + "/prefs")
+    assert page.status_code == 200
+    assert 'name="first_day"' in page.get_data(as_text=True)
+    assert seat_row(engine, game_id, seat.position).vacation_start is None
+
+
+def test_a_vacation_during_the_turn_extends_the_deadline_by_the_time_away(setup):
+    engine, cfg, game_id = setup
+    seat = mover(engine, game_id)
+    book(engine, cfg, game_id, seat.position, date(2026, 1, 13), date(2026, 1, 14))  # Tue+Wed, 48 h
+    assert game_row(engine, game_id).deadline_at == datetime(2026, 1, 14, 10, 0) + timedelta(hours=48)
+    assert seat_row(engine, game_id, seat.position).vacation_days_used == 2
+
+
+def test_reminders_wait_until_the_vacation_is_over(setup):
+    engine, cfg, game_id = setup
+    seat = mover(engine, game_id)
+    book(engine, cfg, game_id, seat.position, date(2026, 1, 13), date(2026, 1, 14))
+    for hour in range(0, 96, 2):
+        sweep(engine, cfg, T0 + timedelta(hours=hour))
+        now = T0 + timedelta(hours=hour)
+        if datetime(2026, 1, 13) <= now < datetime(2026, 1, 15):
+            assert not [m for m in mails(engine, "reminder") if m.created_at >= datetime(2026, 1, 13)]
+    assert len(mails(engine, "reminder", seat.email)) == 2  # 50 % and 85 % of the moved deadline
+
+
+def test_a_vacation_before_the_turn_moves_that_turns_deadline(setup):
+    from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of
+
+    engine, cfg, game_id = setup
+    waiting = other(engine, game_id)
+    book(engine, cfg, game_id, waiting.position, date(2026, 1, 12), date(2026, 1, 12))  # from now to midnight
+    with session_scope(engine) as session:
+        game = lock_game(session, game_id)
+        seat = seats_of(session, game_id)[game.to_move]
+        apply_game_move(session, cfg, game_id, seat.position, bot_move(game, seat, load_state(game)),
+                        expected_version=0, now=T0 + timedelta(hours=1))
+    assert game_row(engine, game_id).deadline_at == datetime(2026, 1, 13) + timedelta(hours=48)
+
+
+def test_the_table_is_told_and_the_player_gets_a_confirmation(setup):
+    engine, cfg, game_id = setup
+    seat, table = mover(engine, game_id), other(engine, game_id)
+    book(engine, cfg, game_id, seat.position, date(2026, 1, 13), date(2026, 1, 14))
+    assert "vacation days left" in mails(engine, "vacation", seat.email)[0].text_body
+    sweep(engine, cfg, T0)
+    (news,) = mails(engine, "news", table.email)
+    assert "Ann is on vacation" in news.text_body or "Bob is on vacation" in news.text_body
+
+
+@pytest.mark.parametrize("first,last,message", [
+    ("2026-01-14", "2026-01-13", "must not be before"),
+    ("2026-01-01", "2026-01-03", "cannot start in the past"),
+    ("2026-01-13", "2026-02-13", "vacation days left"),
+    ("tomorrow", "2026-01-13", "a date like"),
+])
+def test_bad_dates_are_refused_with_a_clear_message_and_nothing_changes(client, setup, first, last,
+                                                                        message, monkeypatch):
+    import pbem.web.prefs as prefs
+
+    monkeypatch.setattr(prefs, "utcnow", lambda: T0)
+    engine, cfg, game_id = setup
+    seat = mover(engine, game_id)
+    response = client.post(prefs_url(cfg, seat) + "/vacation", data={"first_day": first, "last_day": last})
+    assert response.status_code == 422
+    assert message in response.get_data(as_text=True)
+    assert seat_row(engine, game_id, seat.position).vacation_start is None
+    assert game_row(engine, game_id).deadline_at == T0 + timedelta(hours=48)
+
+
+def test_the_days_are_limited_per_game(setup):
+    engine, cfg, game_id = setup
+    seat = mover(engine, game_id)
+    book(engine, cfg, game_id, seat.position, date(2026, 1, 13), date(2026, 1, 22))  # 10 days
+    with pytest.raises(GameError, match="only 4 vacation days left"):
+        book(engine, cfg, game_id, seat.position, date(2026, 2, 1), date(2026, 2, 5),
+             now=datetime(2026, 1, 30))
+
+
+def test_the_form_books_a_vacation_and_redirects(client, setup, monkeypatch):
+    import pbem.web.prefs as prefs
+
+    monkeypatch.setattr(prefs, "utcnow", lambda: T0)
+    engine, cfg, game_id = setup
+    seat = mover(engine, game_id)
+    response = client.post(prefs_url(cfg, seat) + "/vacation",
+                           data={"first_day": "2026-01-13", "last_day": "2026-01-14"})
+    assert response.status_code == 303
+    assert seat_row(engine, game_id, seat.position).vacation_end == datetime(2026, 1, 15)
+    with session_scope(engine) as session:
+        assert session.exec(select(Notice).where(Notice.kind == "news")).all()
+
+
+def test_the_game_page_links_to_the_vacation_form(client, setup):
+    engine, cfg, game_id = setup
+    seat = mover(engine, game_id)
+    page = client.get(prefs_url(cfg, seat)).get_data(as_text=True)
+    assert f'href="{prefs_url(cfg, seat)}/prefs"' in page
