@@ -8,12 +8,15 @@ A player follows the real protocol: it opens the move link of its email (GET, th
 page), reads the form and POSTs it. Each player plays its own games (16 players, 8 games each),
 so players rarely contend on one game. It reports moves per second, p50/p99 latency of the
 move (the POST) and of the whole click (GET + POST), and the ratio to the bare ceiling.
+By default players click as fast as they can (the server saturated: the ratio is meaningful);
+`--think-ms 200` makes them pause like readers (latency at a realistic load).
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
+import os
 import random
 import re
 import sys
@@ -75,10 +78,14 @@ def make_games(url: str, cfg: Config, count: int) -> list[BenchGame]:
 
 
 async def play(client: httpx.AsyncClient, cfg: Config, games: list[BenchGame], until: float,
-               record_after: float, samples: Samples) -> None:
-    """One player clicking the move links of its games' emails, one game after the other."""
+               record_after: float, samples: Samples, think_ms: float = 0.0) -> None:
+    """One player clicking the move links of its games' emails, one game after the other
+    (pausing 0..2 x think_ms between two clicks, as a reader would; 0 = as fast as it can)."""
     turn = 0
+    pause = random.Random(id(games))
     while time.perf_counter() < until:
+        if think_ms:
+            await asyncio.sleep(pause.uniform(0, 2 * think_ms) / 1000)
         live = [g for g in games if not g.state.finished]
         if not live:
             return
@@ -144,7 +151,8 @@ def summary(samples: Samples, elapsed: float) -> dict[str, Any]:
     }
 
 
-def run(kind: str, players: int, seconds: float, games_per_player: int, warmup: float) -> dict[str, Any]:
+def run(kind: str, players: int, seconds: float, games_per_player: int, warmup: float,
+        think_ms: float = 0.0) -> dict[str, Any]:
     with scratch_database(kind) as url:
         upgrade_database(url)
         env = {"DATABASE_URL": url, "SECRET_KEY": SECRET, "KORSAR_ENV": "production",
@@ -156,7 +164,8 @@ def run(kind: str, players: int, seconds: float, games_per_player: int, warmup: 
         with gunicorn(command, env) as base:
             moves, elapsed = asyncio.run(drive(
                 base, players, seconds, warmup,
-                lambda i, client, until, after, samples: play(client, cfg, shares[i], until, after, samples)))
+                lambda i, client, until, after, samples: play(client, cfg, shares[i], until, after, samples,
+                                                              think_ms)))
         db = make_engine(url)
         from benchmarks.bare_app import metadata
         metadata.create_all(db)
@@ -165,8 +174,10 @@ def run(kind: str, players: int, seconds: float, games_per_player: int, warmup: 
             pings, ping_elapsed = asyncio.run(drive(
                 base, players, seconds, warmup,
                 lambda i, client, until, after, samples: ping(client, until, after, samples)))
-    result = {"db": kind, "players": players, "web": command, "moves": summary(moves, elapsed),
-              "bare_ceiling": summary(pings, ping_elapsed)}
+    result = {"db": kind, "players": players, "think_ms": think_ms, "web": command, "moves": summary(moves, elapsed),
+              "bare_ceiling": summary(pings, ping_elapsed),
+              "load_average": [round(x, 1) for x in os.getloadavg()],  # other work on the machine
+              "cpus": os.cpu_count()}
     ceiling = result["bare_ceiling"]["per_second"]
     result["moves_to_ceiling"] = round(result["moves"]["per_second"] / ceiling, 3) if ceiling else None
     # A move is two requests (GET the confirmation page, POST it): the request-rate ratio too.
@@ -181,9 +192,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--games-per-player", type=int, default=8)
+    parser.add_argument("--think-ms", type=float, default=0.0,
+                        help="mean pause of a player between two clicks (0: saturate the server)")
     args = parser.parse_args(argv)
     for kind in args.db:
-        result = run(kind, args.players, args.seconds, args.games_per_player, args.warmup)
+        result = run(kind, args.players, args.seconds, args.games_per_player, args.warmup, args.think_ms)
         print(json.dumps(result, indent=2))
         sys.stdout.flush()
     return 0

@@ -4,7 +4,9 @@
     python -m benchmarks.move_flatness [--db sqlite postgresql] [--stored 100000]
 
 A move is timed as the player's POST of the confirmation form, in process through the Flask
-test client (the whole pbem stack, no HTTP), so the figure is the server's own cost.
+test client (the whole pbem stack, no HTTP), so the figure is the server's own cost. Medians of
+wall time, and of this process's CPU time, which other load on the machine does not inflate
+(with SQLite it includes the database's work; with PostgreSQL the server's share is not in it).
 A game of Korsar has at most about 140 moves (2 players), so (a) compares moves 1-10 with
 the last ten moves of two-player games.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -32,8 +35,8 @@ from pbem.models import Game, MoveRecord, OutboxMessage, Seat
 REFUSED: dict[str, int] = {}
 
 
-def play_one(client, cfg: Config, game: BenchGame) -> float | None:  # type: ignore[no-untyped-def]
-    """GET the move link, POST the form; the POST's time in ms (None if refused, and counted)."""
+def play_one(client, cfg: Config, game: BenchGame) -> tuple[float, float] | None:  # type: ignore[no-untyped-def]
+    """GET the move link, POST the form; the POST's wall and CPU ms (None if refused, and counted)."""
     seat = game.state.to_move
     move = game.rng.choice(engine.legal_moves(game.state))
     token = links.sign_move(cfg, game.id, seat, game.nonces[seat], game.state.version, move)
@@ -42,9 +45,9 @@ def play_one(client, cfg: Config, game: BenchGame) -> float | None:  # type: ign
     if action is None:
         REFUSED[f"GET {page.status_code}"] = REFUSED.get(f"GET {page.status_code}", 0) + 1
         return None
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     response = client.post(action.group(1))
-    elapsed = (time.perf_counter() - started) * 1000
+    elapsed = ((time.perf_counter() - started) * 1000, (time.process_time() - cpu) * 1000)
     if response.status_code != 303:
         REFUSED[f"POST {response.status_code}"] = REFUSED.get(f"POST {response.status_code}", 0) + 1
         return None
@@ -55,7 +58,7 @@ def play_one(client, cfg: Config, game: BenchGame) -> float | None:  # type: ign
 def by_move_number(url: str, cfg: Config, client, games: int = 12) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """Play two-player games to the end, round robin; median POST time per band of move numbers."""
     played = [g for g in make_games(url, cfg, games * 3) if len(g.nonces) == 2][:games]
-    times: dict[int, list[float]] = {}
+    times: dict[int, list[tuple[float, float]]] = {}
     for _ in range(400):  # bounded: a game stuck on refused moves cannot hang the bench
         if all(g.state.finished for g in played):
             break
@@ -67,20 +70,24 @@ def by_move_number(url: str, cfg: Config, client, games: int = 12) -> dict[str, 
                     times.setdefault(number, []).append(ms)
     last = max(times)
 
-    def band(lo: int, hi: int) -> float:
-        return statistics.median(ms for n in range(lo, hi + 1) for ms in times.get(n, []))
+    def band(lo: int, hi: int, which: int) -> float:
+        return statistics.median(ms[which] for n in range(lo, hi + 1) for ms in times.get(n, []))
 
-    first, middle, end = band(1, 10), band(61, 70), band(last - 9, last)
-    return {"games": len(played), "last_move": last, "moves_1_10_ms": round(first, 2),
-            "moves_61_70_ms": round(middle, 2), f"moves_{last - 9}_{last}_ms": round(end, 2),
-            "last_to_first": round(end / first, 3)}
+    result: dict[str, Any] = {"games": len(played), "last_move": last}
+    for which, unit in ((0, "ms"), (1, "cpu_ms")):
+        first, middle, end = band(1, 10, which), band(61, 70, which), band(last - 9, last, which)
+        result.update({f"moves_1_10_{unit}": round(first, 2), f"moves_61_70_{unit}": round(middle, 2),
+                       f"moves_{last - 9}_{last}_{unit}": round(end, 2),
+                       f"last_to_first_{unit}": round(end / first, 3)})
+    return result
 
 
-def median_move_time(url: str, cfg: Config, client, games: int = 10, moves_each: int = 30) -> float:  # type: ignore[no-untyped-def]
+def median_move_time(url: str, cfg: Config, client, games: int = 10,  # type: ignore[no-untyped-def]
+                     moves_each: int = 30) -> tuple[float, float]:
     fresh = make_games(url, cfg, games)
     times = [ms for _ in range(moves_each) for g in fresh if not g.state.finished
              for ms in [play_one(client, cfg, g)] if ms is not None]
-    return statistics.median(times)
+    return statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
 
 
 def _columns(model: Any, overrides: dict[str, str], prefix: str) -> tuple[str, str]:
@@ -140,9 +147,12 @@ def run(kind: str, stored: int) -> dict[str, Any]:
         bands = by_move_number(url, cfg, client)
         app.extensions["korsar_db"].dispose()
     return {"db": kind, "refused_moves": dict(REFUSED), "by_move_number": bands,
-            "by_games_stored": {"games_10_ms": round(few, 2), f"games_{stored}_ms": round(many, 2),
-                                "many_to_few": round(many / few, 3),
-                                "fill_seconds": round(fill_seconds, 1)}}
+            "by_games_stored": {"games_10_ms": round(few[0], 2), f"games_{stored}_ms": round(many[0], 2),
+                                "many_to_few": round(many[0] / few[0], 3),
+                                "games_10_cpu_ms": round(few[1], 2), f"games_{stored}_cpu_ms": round(many[1], 2),
+                                "many_to_few_cpu": round(many[1] / few[1], 3),
+                                "fill_seconds": round(fill_seconds, 1)},
+            "load_average": [round(x, 1) for x in os.getloadavg()]}
 
 
 def main(argv: list[str] | None = None) -> int:

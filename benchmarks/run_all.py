@@ -15,6 +15,7 @@ BENCHMARKS: list[tuple[str, list[str]]] = [
     ("benchmarks.mail_bench", ["--db", "postgresql"]),
     ("benchmarks.clocks_bench", []),
     ("benchmarks.clocks_bench", ["--db", "postgresql"]),
+    ("benchmarks.admin_bench", ["--db", "sqlite", "postgresql"]),
 ]
 
 

@@ -6,15 +6,16 @@ counts. Sessions are Flask's signed cookie; the cookie flags are set in `create_
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import hashlib
+import hmac
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from flask import g, redirect, request, session, url_for
-from sqlalchemy import func
+from sqlalchemy import delete, func
 from sqlmodel import Session, select
 
 from pbem.models import AdminUser, AuditLog, LoginAttempt, utcnow
@@ -31,9 +32,6 @@ _hasher = PasswordHasher()
 def _dummy_hash(hasher: PasswordHasher) -> str:
     """Verified against when the email is unknown, so both cases cost the same time."""
     return hasher.hash("no such admin, but take as long as a real check")
-
-F = TypeVar("F", bound=Callable[..., Any])
-
 
 class AdminError(ValueError):
     """A refused admin-account operation, with a message for the admin."""
@@ -114,6 +112,9 @@ def attempt_login(session: Session, email: str, password: str, ip: str, *, now: 
     session.add(LoginAttempt(email=email, ip=ip[:64], success=ok, created_at=now))
     if not ok or admin is None:
         return LoginResult(None, "Wrong email or password.", 401)
+    # Old rows of this email no longer count for anything (indexed delete keeps the table small).
+    session.execute(delete(LoginAttempt).where(LoginAttempt.email == email,
+                                               LoginAttempt.created_at < now - FAILURE_WINDOW))
     if _hasher.check_needs_rehash(admin.password_hash):
         admin.password_hash = hash_password(password)
     admin.last_login_at = now
@@ -138,12 +139,18 @@ def record_audit(
 
 # ---------------------------------------------------------------- request side
 SESSION_KEY = "admin_id"
+SESSION_PASSWORD_KEY = "admin_pw"
+
+
+def _password_mark(admin: AdminUser) -> str:
+    # Ties a session to the password it was opened with: a new password ends old sessions.
+    return hashlib.sha256(admin.password_hash.encode()).hexdigest()[:16]
 
 
 def log_in(admin: AdminUser) -> None:
     session.clear()  # a fresh session on login: nothing carried over from before
     session[SESSION_KEY] = admin.id
-    session["admin_email"] = admin.email
+    session[SESSION_PASSWORD_KEY] = _password_mark(admin)
     session.permanent = True
 
 
@@ -156,13 +163,15 @@ def current_admin_email() -> str | None:
 
 
 def load_admin(db_session: Session) -> AdminUser | None:
-    """The logged-in admin (None when anonymous or the account was deleted)."""
+    """The logged-in admin (None when anonymous, the account is gone or its password changed)."""
     admin_id = session.get(SESSION_KEY)
     if not isinstance(admin_id, int):
         return None
     admin = db_session.get(AdminUser, admin_id)
-    if admin is not None:
-        g.admin_email = admin.email
+    if admin is None or not hmac.compare_digest(str(session.get(SESSION_PASSWORD_KEY, "")),
+                                                  _password_mark(admin)):
+        return None
+    g.admin_email = admin.email
     return admin
 
 
@@ -180,14 +189,3 @@ def safe_next(target: str | None) -> str | None:
         return target
     return None
 
-
-def require_admin(view: F) -> F:
-    """For admin views outside the admin blueprint's own before_request guard."""
-
-    @functools.wraps(view)
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        if not g.get("admin_email"):
-            return login_redirect()
-        return view(*args, **kwargs)
-
-    return wrapped  # type: ignore[return-value]

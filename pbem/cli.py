@@ -51,7 +51,8 @@ def worker_command(once: bool) -> None:
 
     from pbem.worker import run_worker
 
-    run_worker(current_app._get_current_object(), once=once)  # type: ignore[attr-defined]
+    if not run_worker(current_app._get_current_object(), once=once):  # type: ignore[attr-defined]
+        raise click.ClickException("a worker job failed (see the log above)")
 
 
 def init_app(app: Flask) -> None:

@@ -71,6 +71,15 @@ def flask_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "flask", "--app", "pbem", *args]
 
 
+def port_is_free(host: str, port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
 def wait_for_port(host: str, port: int, timeout: float, proc: subprocess.Popen | None = None) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -204,6 +213,11 @@ def main() -> int:
 
     s = DevSettings.from_env()
     s.var_dir.mkdir(parents=True, exist_ok=True)
+    for port, variable in ((s.web_port, "KORSAR_WEB_PORT"), (s.catcher_port, "KORSAR_CATCHER_PORT")):
+        if not port_is_free(s.host, port):
+            print(f"korsar dev: port {port} on {s.host} is taken (another `make run`?). "
+                  f"Stop it, or choose another port with {variable}=...", file=sys.stderr)
+            return 2
     apply_environment(s)
     signal.signal(signal.SIGTERM, _raise_stop)
     print(f"korsar dev: database {os.environ['DATABASE_URL']}", flush=True)
@@ -215,7 +229,11 @@ def main() -> int:
         children.start("worker", flask_command("worker"))
         web_args = ["run", "--host", s.host, "--port", str(s.web_port), "--debug"]
         web = children.start("web", flask_command(*web_args, *([] if s.reload else ["--no-reload"])))
-        demo = ensure_demo(s)  # while the children boot; the worker mails it on its next poll
+        try:
+            demo = ensure_demo(s)  # while the children boot; the worker mails it on its next poll
+        except Exception as exc:  # the rest of the dev setup is still worth having
+            print(f"korsar dev: could not create the demo game: {type(exc).__name__}: {exc}", flush=True)
+            demo = {}
         if not wait_for_port(s.host, s.web_port, 30, web):
             raise RuntimeError(f"the web server did not start on {s.base_url}")
         _print_banner(s, demo)

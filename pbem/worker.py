@@ -133,17 +133,16 @@ def configure_logging() -> None:
     logging.getLogger("apscheduler.executors").setLevel(logging.WARNING)
 
 
-def run_worker(app: Flask, *, once: bool = False) -> None:
-    """The `flask --app pbem worker` process."""
+def run_worker(app: Flask, *, once: bool = False) -> bool:
+    """The `flask --app pbem worker` process; with `once`, False if a job failed."""
     from apscheduler.schedulers.blocking import BlockingScheduler
 
     configure_logging()
     engine, cfg = _engine_and_config(app, None)
     worker_id = default_worker_id()
     if once:
-        for name in JOBS:
-            run_job(name, engine, cfg, worker_id=worker_id)
-        return
+        results = [run_job(name, engine, cfg, worker_id=worker_id) for name in JOBS]
+        return not any("error" in r for r in results)
     stopping = threading.Event()
     scheduler = BlockingScheduler(timezone=timezone.utc, job_defaults={
         "max_instances": 1, "coalesce": True, "misfire_grace_time": None})
@@ -165,3 +164,4 @@ def run_worker(app: Flask, *, once: bool = False) -> None:
     scheduler.start()
     # The executor's threads are joined at interpreter exit, so running jobs finish first.
     log_event("worker_stopped", worker=worker_id)
+    return True

@@ -7,15 +7,18 @@ pbem.games.notify; every other email here carries public information only.
 """
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
-import engine
 from sqlmodel import Session, select
 
+from pbem.clocks.notices import add_news
 from pbem.clocks.schedule import local_time_text, time_left_text
 from pbem.clocks.unsubscribe import unsubscribe_headers, unsubscribe_url
 from pbem.config import Config
+from pbem.games import notify
+from pbem.games.service import load_state, mail_domain
 from pbem.links import seat_url, sign_seat
 from pbem.mail.outbox import enqueue
 from pbem.mail.render import render_email
@@ -28,8 +31,6 @@ def game_page_url(cfg: Config, seat: Seat) -> str:
 
 def _queue(session: Session, cfg: Config, game: Game, to_addr: str, seat: Seat | None, name: str,
            context: dict[str, Any], *, headers: dict[str, str] | None = None) -> OutboxMessage:
-    from pbem.games.service import mail_domain
-
     context = {"game": game, "seat": seat, "base_url": cfg.BASE_URL, **context}
     email = render_email(name, to_addr, context, headers)
     return enqueue(session, email, domain=mail_domain(cfg), game_id=game.id,
@@ -58,9 +59,6 @@ def admin_addresses(session: Session, cfg: Config) -> list[str]:
 def queue_turn(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat], *,
                now: datetime) -> Any:
     """The ordinary "your turn" email, with fresh links (pbem.games.notify builds it)."""
-    from pbem.games import notify
-    from pbem.games.service import load_state
-
     return notify.queue_turn_email(session, cfg, game, seat, load_state(game), seats=seats)
 
 
@@ -76,16 +74,11 @@ def reminder_extra(game: Game, seat: Seat, now: datetime) -> dict[str, Any]:
 def queue_reminder(session: Session, cfg: Config, game: Game, seat: Seat,
                    seats: list[Seat] | None = None, *, now: datetime) -> Any:
     """A reminder: the turn email's content and fresh links, plus how long is left (local time)."""
-    from pbem.games import notify
-    from pbem.games.service import load_state
-
     extra = reminder_extra(game, seat, now)
     extra["unsubscribe_url"] = unsubscribe_url(cfg, seat)
     row = notify.queue_turn_email(session, cfg, game, seat, load_state(game), seats=seats,
                                   kind="reminder", extra=extra)
     if isinstance(row, OutboxMessage):
-        import json
-
         headers = json.loads(row.headers_json or "{}")
         headers.update(unsubscribe_headers(cfg, seat))
         row.headers_json = json.dumps(headers, sort_keys=True)
@@ -120,8 +113,6 @@ def queue_paused(session: Session, cfg: Config, game: Game, seats: list[Seat], *
 
 def queue_seat_to_bot(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat],
                       *, reason: str, now: datetime) -> None:
-    from pbem.clocks.notices import add_news
-
     if mailable(seat):
         _queue(session, cfg, game, seat.email or "", seat, "seat_to_bot",
                {"reason": reason, **_personal(cfg, seat, notification=False)})
@@ -132,8 +123,6 @@ def queue_seat_to_bot(session: Session, cfg: Config, game: Game, seat: Seat, sea
 
 def queue_seat_back(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat], *,
                     now: datetime, their_turn: bool) -> None:
-    from pbem.clocks.notices import add_news
-
     if mailable(seat) and not their_turn:
         _queue(session, cfg, game, seat.email or "", seat, "notice",
                {"subject": f"{game.name}: your seat is yours again",
@@ -189,8 +178,6 @@ def queue_events(session: Session, cfg: Config, game: Game, seat: Seat, kind: st
 def queue_vacation(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat], *,
                    now: datetime, days_left: float) -> None:
     """Confirm the vacation to its player and tell the table."""
-    from pbem.clocks.notices import add_news
-
     assert seat.vacation_start is not None and seat.vacation_end is not None
     start, end = local_time_text(seat.vacation_start, seat), local_time_text(seat.vacation_end, seat)
     if mailable(seat):

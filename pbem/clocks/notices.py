@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime, time, timedelta
 from typing import Any
 
+import engine
 from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
@@ -69,8 +70,6 @@ def add_news(session: Session, game: Game, seats: list[Seat], text: str, *, now:
 def record_attacks(session: Session, cfg: Config, game: Game, seats: list[Seat],
                    events: list[dict[str, Any]], now: datetime) -> int:
     """Called with a stored move's events: a notice to each owner whose ship another side attacked."""
-    import engine
-
     players = [s.name for s in sorted(seats, key=lambda s: s.position)]
     by_position = {s.position: s for s in seats}
     count = 0

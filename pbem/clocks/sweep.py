@@ -20,14 +20,16 @@ from typing import Any
 
 import engine as korsar
 from sqlalchemy import update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 from pbem.clocks import emails, notices
 from pbem.clocks.schedule import is_clocked, next_reminder, on_vacation
 from pbem.config import Config
-from pbem.db import read_scope, session_scope
+from pbem.db import read_scope
+from pbem.games import lifecycle
+from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of, start_turn
 from pbem.models import Game, GameStatus, Seat, utcnow
 
 log = logging.getLogger("pbem.clocks")
@@ -45,9 +47,6 @@ def due_timeouts(session: Session, now: datetime, limit: int = BATCH) -> list[tu
 def apply_timeout(session: Session, cfg: Config, game_id: int, seen_version: int,
                   now: datetime) -> str | None:
     """Apply the game's timeout policy to the seat whose deadline passed; None if not due (any more)."""
-    from pbem.games import lifecycle
-    from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, start_turn, seats_of
-
     game = lock_game(session, game_id)
     if (game.status != GameStatus.RUNNING or game.version != seen_version
             or game.deadline_at is None or game.deadline_at > now):
@@ -93,7 +92,9 @@ def send_due_reminder(session: Session, cfg: Config, game_id: int, seen_at: date
     row = session.exec(
         select(Game, Seat).join(Seat, (Seat.game_id == Game.id) & (Seat.position == Game.to_move))  # type: ignore[arg-type]
         .where(Game.id == game_id)).first()
-    if row is None:
+    if row is None:  # nobody to move any more: drop the stale reminder time
+        session.execute(update(Game).where(Game.id == game_id, Game.next_reminder_at == seen_at)  # type: ignore[arg-type]
+                        .values(next_reminder_at=None))
         return False
     game, seat = row
     if game.status != GameStatus.RUNNING or game.next_reminder_at != seen_at:
@@ -130,16 +131,18 @@ class _Budget:
         return self.until is not None and time.monotonic() >= self.until
 
 
-def _each(engine: Engine, work: list[Any], do: Any, budget: _Budget) -> int:
+def _each(conn: Connection, work: list[Any], do: Any, budget: _Budget) -> int:
+    """Do each piece in its own transaction on one connection (no pool round trip per piece)."""
     done = 0
     for index, item in enumerate(work):
         if budget.spent():  # left due: the next sweep takes it (nothing was claimed)
             budget.deferred += len(work) - index
             break
         try:
-            with session_scope(engine) as session:
+            with conn.begin(), Session(bind=conn, expire_on_commit=False) as session:
                 if do(session, *item):
                     done += 1
+                session.flush()
         except Exception:  # noqa: BLE001  (one bad game must not stop the others; retried next sweep)
             log.exception("clock work failed for %r", item[0])
     return done
@@ -161,13 +164,16 @@ def run_sweep(engine: Engine, cfg: Config, now: datetime | None = None, *,
         timeouts = due_timeouts(session, now)
         reminders = due_reminders(session, now)
         seats = [(sid,) for sid in notices.due_notice_seats(session, now, BATCH)]
-    report = {
-        "timeouts": _each(engine, timeouts,
-                          lambda s, gid, ver: apply_timeout(s, cfg, gid, ver, now) is not None, budget),
-        "reminders": _each(engine, reminders,
-                           lambda s, gid, seen: send_due_reminder(s, cfg, gid, seen, now), budget),
-        "notice_emails": _each(engine, seats,
-                               lambda s, sid: notices.send_due_notices(s, cfg, sid, now), budget),
-    }
+    if not (timeouts or reminders or seats):
+        return {"timeouts": 0, "reminders": 0, "notice_emails": 0, "deferred": 0}
+    with engine.connect() as conn:
+        report = {
+            "timeouts": _each(conn, timeouts,
+                              lambda s, gid, ver: apply_timeout(s, cfg, gid, ver, now) is not None, budget),
+            "reminders": _each(conn, reminders,
+                               lambda s, gid, seen: send_due_reminder(s, cfg, gid, seen, now), budget),
+            "notice_emails": _each(conn, seats,
+                                   lambda s, sid: notices.send_due_notices(s, cfg, sid, now), budget),
+        }
     report["deferred"] = budget.deferred
     return report

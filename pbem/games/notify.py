@@ -110,6 +110,7 @@ def queue_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
     """The "your turn" email (or a `kind` that reuses its context, e.g. a reminder).
 
     A turn email moves the seat's "since your last turn" mark; other kinds leave it.
+    `seats` is accepted from callers that hold them already; nothing here needs them.
     """
     if seat.handed_to_bot or not wants_mail(seat):
         return None

@@ -7,6 +7,7 @@ double click or two workers apply a move once. The rules are the engine's busine
 from __future__ import annotations
 
 import json
+import logging
 import random
 import re
 import secrets
@@ -31,7 +32,11 @@ from pbem.db import session_scope
 from pbem.models import Game, GameStatus, MoveRecord, Seat, SeatKind, utcnow
 
 MAX_NAME_LENGTH = 40
+BOT_RETRY_DELAY = timedelta(minutes=5)  # after an unexpected error in one game's bot move
+MAX_DEADLINE_HOURS = 24 * 365
 ON_TIMEOUT_CHOICES = ("autoplay", "pause", "bot")
+
+log = logging.getLogger("pbem.games")
 
 
 class GameError(Exception):
@@ -95,7 +100,8 @@ def check_email(address: str) -> str:
     """A plain addr-spec (user@domain.tld), or GameError."""
     address = address.strip()
     bad = GameError(f"{address!r} is not an email address like ann@example.com.")
-    if not address or any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in address):
+    # ASCII only: not every SMTP server on the way speaks SMTPUTF8.
+    if not address or not address.isascii() or any(ch.isspace() or not ch.isprintable() for ch in address):
         raise bad
     try:
         parsed = Address(addr_spec=address)
@@ -144,24 +150,15 @@ def _unique_names(specs: list[SeatSpec]) -> list[SeatSpec]:
 
 def parse_options(options: dict[str, Any] | None) -> engine.Options:
     """{'waiting_time': 'on', 'end_settlement': 'none'} -> engine.Options, or GameError."""
-    values: dict[str, Any] = {}
-    for key, raw in (options or {}).items():
-        if key == "waiting_time":
-            if isinstance(raw, bool):
-                values[key] = raw
-            elif str(raw).lower() in {"on", "true", "yes", "1"}:
-                values[key] = True
-            elif str(raw).lower() in {"off", "false", "no", "0"}:
-                values[key] = False
-            else:
-                raise GameError(f"waiting_time must be on or off, not {raw!r}.")
-        elif key == "end_settlement":
-            if raw not in ("resolve", "none"):
-                raise GameError(f"end_settlement must be resolve or none, not {raw!r}.")
-            values[key] = raw
-        else:
-            raise GameError(f"Unknown option {key!r}: the options are waiting_time and end_settlement.")
-    return engine.Options(**values)
+    values = dict(options or {})
+    if isinstance(values.get("waiting_time"), str):  # command line and forms say on/off
+        word = values["waiting_time"].strip().lower()
+        values["waiting_time"] = {"on": True, "true": True, "yes": True, "1": True,
+                                  "off": False, "false": False, "no": False, "0": False}.get(word, word)
+    try:
+        return engine.Options.from_json(values)
+    except engine.ConfigError as exc:
+        raise GameError(str(exc)) from None
 
 
 def _options_json(options: engine.Options) -> str:
@@ -240,8 +237,8 @@ def create_game(
         raise GameError("Give a seed or a deck, not both.")
     if on_timeout not in ON_TIMEOUT_CHOICES:
         raise GameError(f"on_timeout must be one of {', '.join(ON_TIMEOUT_CHOICES)}.")
-    if not deadline_hours > 0:
-        raise GameError("The deadline must be a positive number of hours.")
+    if not 0 < deadline_hours <= MAX_DEADLINE_HOURS:  # also refuses NaN
+        raise GameError(f"The deadline must be between 0 and {MAX_DEADLINE_HOURS} hours.")
     try:
         ladder = sorted(float(p) for p in reminders.split(",") if p.strip())
     except ValueError:
@@ -327,11 +324,13 @@ def check_running(game: Game) -> None:
 
 
 def refusal(session: Session, game: Game, position: int, move: dict[str, Any],
-            expected_version: int | None, *, check_rules: bool = True) -> GameError | None:
+            expected_version: int | None, *, check_rules: bool = True,
+            player: Seat | None = None) -> GameError | None:
     """Why `position` cannot play `move` (issued at `expected_version`) now, or None. Read-only.
 
     The order matters for the message: a double click hears "already played", an old link
     to a finished game hears "the game is over", any other old link "the game moved on".
+    `player`: the seat when a person (not a bot or an admin) makes the move.
     """
     stale = expected_version is not None and expected_version != game.version
     if stale:
@@ -348,6 +347,8 @@ def refusal(session: Session, game: Game, position: int, move: dict[str, Any],
     if stale:
         return StaleMove("This link is from an older email: the game has moved on since. "
                          "Open your game page to see the moves you have now.")
+    if player is not None and player.handed_to_bot:
+        return GameError("A bot plays your seat now; ask the game's admin to hand it back to you.", 409)
     if check_rules:
         try:
             engine.check_move(load_state(game), position, move)
@@ -376,7 +377,11 @@ def apply_game_move(
         move = engine.normalize_move(move)
     except engine.IllegalMove as exc:
         raise IllegalMoveError(str(exc)) from None
-    problem = refusal(session, game, position, move, expected_version, check_rules=False)
+    seats = seats_of(session, game.id)  # type: ignore[arg-type]
+    if not 0 <= position < len(seats):
+        raise IllegalMoveError("There is no such seat in this game.")
+    problem = refusal(session, game, position, move, expected_version, check_rules=False,
+                      player=seats[position] if source == "player" else None)
     if problem is not None:
         raise problem
     state = load_state(game)
@@ -404,7 +409,6 @@ def apply_game_move(
     except IntegrityError:
         raise StaleMove("This move was already stored. Open your game page.") from None
 
-    seats = seats_of(session, game.id)
     from pbem.clocks.notices import record_attacks  # clocks: "your ship was attacked" notices
     record_attacks(session, cfg, game, seats, event_dicts, now)
     if new_state.finished:
@@ -452,6 +456,15 @@ def due_bot_games(session: Session, now: datetime, limit: int = 100) -> list[int
         .order_by(col(Game.bot_due_at)).limit(limit)))
 
 
+def _defer_bot(engine_or_session: Engine | Session, game_id: int, when: datetime) -> None:
+    statement = update(Game).where(Game.id == game_id).values(bot_due_at=when)
+    if isinstance(engine_or_session, Session):
+        engine_or_session.execute(statement)
+    else:
+        with session_scope(engine_or_session) as s:
+            s.execute(statement)
+
+
 def play_due_bots(engine_or_session: Engine | Session, cfg: Config, now: datetime | None = None,
                   max_moves: int = 1000) -> int:
     """Play every bot move due at `now`; returns how many were played.
@@ -477,6 +490,10 @@ def play_due_bots(engine_or_session: Engine | Session, cfg: Config, now: datetim
                     with session_scope(engine_or_session) as s:
                         ok = _play_one_bot(s, cfg, game_id, now)
             except GameError:
+                ok = False
+            except Exception:  # noqa: BLE001  (one broken game must not stop every other bot)
+                log.exception("bot move failed", extra={"game_id": game_id})
+                _defer_bot(engine_or_session, game_id, now + BOT_RETRY_DELAY)
                 ok = False
             if ok:
                 played += 1

@@ -11,6 +11,8 @@ Guarantees, and the one window where they bend:
 - A row is marked sent right after the server's 250. A crash between that 250 and the
   commit of the mark (one small UPDATE) makes the row go out again when its lease expires:
   delivery is at-least-once, with the same Message-ID, which mail clients deduplicate.
+  The same holds when the reply to DATA never comes (timeout, dropped connection): the
+  server may have kept the message, and the retry sends it again.
 - 2xx -> sent; 4xx, timeouts and dropped connections -> retried with exponential backoff
   and jitter; 5xx -> failed with the server's reason; after `max_attempts` -> failed.
   A server that cannot be reached defers the batch without counting an attempt.
@@ -91,19 +93,23 @@ def _due(now: datetime):  # type: ignore[no-untyped-def]
     )
 
 
-def claim_due(engine: Engine, worker_id: str, now: datetime, limit: int, lease: float) -> list[OutboxMessage]:
-    """Lease up to `limit` due rows to `worker_id` in one short transaction.
+def claim_due(engine: Engine, worker_id: str, now: datetime, limit: int,
+              lease: float) -> tuple[list[OutboxMessage], set[int]]:
+    """Lease up to `limit` due rows to `worker_id` in one short transaction; returns them and
+    the ids taken over from an expired lease (a worker died holding them).
 
     PostgreSQL: FOR UPDATE SKIP LOCKED lets workers claim disjoint batches concurrently.
     SQLite: every transaction begins IMMEDIATE (pbem.db), which serializes claims.
     """
     with session_scope(engine) as session:
-        ids = list(session.exec(
-            select(T.id).where(_due(now)).order_by(T.next_attempt_at, T.id)
+        found = session.exec(
+            select(T.id, T.status).where(_due(now)).order_by(T.next_attempt_at, T.id)
             .limit(limit).with_for_update(skip_locked=True)
-        ).all())
-        if not ids:
-            return []
+        ).all()
+        if not found:
+            return [], set()
+        ids = [row_id for row_id, _ in found]
+        reclaimed = {row_id for row_id, status in found if status == OutboxStatus.SENDING}
         session.exec(
             update(T).where(T.id.in_(ids)).where(_due(now)).values(
                 status=OutboxStatus.SENDING, claimed_by=worker_id,
@@ -113,7 +119,7 @@ def claim_due(engine: Engine, worker_id: str, now: datetime, limit: int, lease: 
         rows = session.exec(
             select(T).where(T.id.in_(ids), T.claimed_by == worker_id).order_by(T.next_attempt_at, T.id)
         ).all()
-        return list(rows)
+        return list(rows), reclaimed
 
 
 def _mine(row_ids: Sequence[int], worker_id: str):  # type: ignore[no-untyped-def]
@@ -260,7 +266,7 @@ def deliver_due(
     clock: Callable[[], datetime] = (lambda: now) if now is not None else utcnow
     worker_id = worker_id or default_worker_id()
     lease = timedelta(seconds=lease_seconds(cfg))
-    rows = claim_due(engine, worker_id, clock(), batch_size, lease.total_seconds())
+    rows, reclaimed = claim_due(engine, worker_id, clock(), batch_size, lease.total_seconds())
     # Past half the lease, each send first re-checks and extends its row's claim.
     renew_after = time.monotonic() + lease.total_seconds() / 2
     report = DeliveryReport(claimed=len(rows))
@@ -277,6 +283,10 @@ def deliver_due(
                 break
             if time.monotonic() > renew_after and not _renew_lease(engine, row.id, worker_id, clock() + lease):
                 report.deferred += 1  # another worker took it over after our lease ran out
+                continue
+            if row.id in reclaimed and row.attempts > policy.max_attempts:  # it keeps killing workers
+                _fail(engine, row, worker_id, report,
+                      f"gave up after {row.attempts - 1} attempts (workers stopped while sending it)", clock())
                 continue
             try:
                 msg, envelope = build_message(row, cfg)

@@ -69,9 +69,9 @@ def schema_diffs(connection: Connection) -> list[Any]:
 def upgrade_database(url: str) -> str:
     """Bring the database at `url` to the newest revision; idempotent; returns what it did.
 
-    A database built by `create_all` before migrations existed has tables but no
-    alembic_version: it is stamped at the first revision (which create_all's schema
-    matches) and upgraded from there.
+    A database built by `create_all` has tables but no alembic_version: if it already
+    matches the models it is stamped at the newest revision; otherwise it predates the
+    migrations, so it is stamped at the first revision and upgraded from there.
     """
     engine = make_engine(url)
     try:
@@ -87,7 +87,7 @@ def upgrade_database(url: str) -> str:
                 cfg = alembic_config(url, conn)
                 action = "upgraded"
                 if "alembic_version" not in tables and "game" in tables and base_revision():
-                    command.stamp(cfg, base_revision())
+                    command.stamp(cfg, "head" if not schema_diffs(conn) else base_revision())
                     action = "adopted a pre-migration schema and upgraded"
                 elif not tables - {"alembic_version"}:
                     action = "created"

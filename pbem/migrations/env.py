@@ -10,6 +10,13 @@ from pbem.migrations import target_metadata
 config = context.config
 
 
+def _url() -> str:
+    """The URL given by pbem.migrations, or DATABASE_URL as the app reads it."""
+    from pbem.config import Config
+
+    return config.get_main_option("sqlalchemy.url") or Config.from_env().DATABASE_URL
+
+
 def _configure(connection: Connection) -> None:
     context.configure(
         connection=connection,
@@ -23,7 +30,7 @@ def _configure(connection: Connection) -> None:
 
 def run_migrations_offline() -> None:
     context.configure(
-        url=config.get_main_option("sqlalchemy.url"),
+        url=_url(),
         target_metadata=target_metadata(),
         literal_binds=True,
         dialect_opts={"paramstyle": "named"},
@@ -37,7 +44,7 @@ def run_migrations_online() -> None:
     if connection is not None:
         _configure(connection)
         return
-    engine = make_engine(config.get_main_option("sqlalchemy.url"))
+    engine = make_engine(_url())
     try:
         with engine.connect() as conn:
             _configure(conn)

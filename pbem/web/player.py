@@ -18,7 +18,7 @@ from sqlmodel import Session, select
 
 from pbem import links
 from pbem.db import read_scope, session_scope
-from pbem.games import service
+from pbem.games import notify, service
 from pbem.games.board import board, move_log
 from pbem.models import Game, GameStatus, Seat
 from pbem.web.context import config, db
@@ -86,7 +86,7 @@ def confirm_move(token: str) -> Any:
             move = engine.normalize_move(parsed.move)
         except engine.IllegalMove as exc:
             return _error_page(str(exc), 422, game_url)
-        refusal = service.refusal(session, game, seat.position, move, parsed.version)
+        refusal = service.refusal(session, game, seat.position, move, parsed.version, player=seat)
         if refusal is not None:
             return _error_page(refusal.message, refusal.status, game_url)
         context = _page_context(session, game, seat)
@@ -132,13 +132,8 @@ def game_page(token: str) -> Any:
             return _error_page(exc.message, exc.status)
         context = _page_context(session, game, seat)
         view = context["view"]
-        moves = []
-        if game.status == GameStatus.RUNNING:
-            for move in view["legal_moves"]:
-                move_token = links.sign_move(cfg, game.id, seat.position, seat.link_nonce,  # type: ignore[arg-type]
-                                             game.version, move)
-                moves.append({"text": engine.describe_move(move, view), "token": move_token,
-                              "move": move})
+        playable = game.status == GameStatus.RUNNING and not seat.handed_to_bot
+        moves = notify.move_links(cfg, game, seat, view) if playable else []
         records = service.moves_of(session, game.id)  # type: ignore[arg-type]
         log = move_log(records, view)
         played = request.args.get("played", type=int)

@@ -10,6 +10,7 @@ GET never changes anything: mail scanners open every link.
 from __future__ import annotations
 
 from datetime import date
+from zoneinfo import available_timezones
 from typing import Any
 
 from flask import Blueprint, Flask, redirect, render_template, request
@@ -123,6 +124,31 @@ def digest(token: str) -> Any:
 @bp.route("/g/<token>/reminders", methods=["POST"])
 def reminders(token: str) -> Any:
     return _set_flag(token, "unsubscribed", request.form.get("reminders") != "on")
+
+
+@bp.route("/g/<token>/timezone", methods=["POST"])
+def set_timezone(token: str) -> Any:
+    """The seat's IANA time zone: quiet hours, digest time and dates in emails follow it."""
+    name = request.form.get("timezone", "").strip()
+    try:
+        game_id, position = _seat_from(token)
+        if name not in available_timezones():
+            raise GameError(f"{name or 'An empty name'!r} is not a time zone like Europe/Paris "
+                            "or America/New_York.", 422)
+        with session_scope(db()) as session:
+            game = lock_game(session, game_id)
+            seat = session.exec(select(Seat).where(Seat.game_id == game_id,
+                                                   Seat.position == position)).one()
+            seat.timezone = name
+            session.add(seat)
+            if game.status == GameStatus.RUNNING and game.to_move == position and game.deadline_at:
+                replan_reminders(game, seat, utcnow())
+                session.add(game)
+    except links.LinkError as exc:
+        return _error(exc.message, exc.status)
+    except GameError as exc:
+        return _page(token, error=exc.message, status=exc.status)
+    return redirect(f"/g/{token}/prefs?saved=timezone", 303)
 
 
 def _unsubscribe_target(token: str) -> tuple[Game, Seat] | None:

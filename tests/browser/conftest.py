@@ -23,8 +23,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.browser)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
+    # Module scope, not session: Playwright's sync API keeps an asyncio loop running in this
+    # thread while it is open, which would break later tests that call asyncio.run().
     if not os.access(CHROMIUM, os.X_OK):
         pytest.skip(f"no system Chromium at {CHROMIUM} (Debian package 'chromium'): browser tests skipped")
     try:

@@ -21,7 +21,7 @@ from test_admin_support import (  # noqa: F401  (fixtures)
     text_of,
 )
 
-from pbem.auth import MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_IP, attempt_login
+from pbem.auth import MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_IP, attempt_login, create_admin
 from pbem.db import session_scope
 from pbem.models import AdminUser, Game, LoginAttempt, OutboxMessage, utcnow
 
@@ -118,6 +118,18 @@ def test_wrong_login_gets_one_message_that_names_neither_part(admin_app, email, 
     assert client.get("/admin/").status_code == 302
 
 
+def test_a_new_password_ends_the_sessions_opened_with_the_old_one(admin_client, admin_app):
+    assert admin_client.get("/admin/").status_code == 200
+    with session_scope(db_of(admin_app)) as s:
+        create_admin(s, ADMIN_EMAIL, "a brand new passphrase")
+    assert admin_client.get("/admin/").status_code == 302
+
+
+def test_a_logged_in_admin_opening_the_login_page_goes_to_the_dashboard(admin_client):
+    response = admin_client.get("/admin/login")
+    assert response.status_code == 302 and response.headers["Location"] == "/admin/"
+
+
 def test_login_email_is_case_insensitive(admin_app):
     assert log_in(admin_app.test_client(), "  Boss@Korsar.TEST ").status_code == 303
 
@@ -132,6 +144,18 @@ def test_after_five_failures_an_email_is_locked_for_15_minutes_even_with_the_rig
     later = utcnow() + timedelta(minutes=16)
     with session_scope(db_of(admin_app)) as s:
         assert attempt_login(s, ADMIN_EMAIL, ADMIN_PASSWORD, "127.0.0.1", now=later).admin is not None
+
+
+def test_failures_count_across_processes_because_they_live_in_the_database(app_config, admin_app):
+    from pbem import create_app
+
+    other = create_app(app_config)  # a second web process on the same database
+    other.config["WTF_CSRF_ENABLED"] = False
+    first, second = admin_app.test_client(), other.test_client()
+    for i in range(MAX_FAILURES_PER_EMAIL):
+        assert log_in(first if i % 2 else second, password="nope nope nope").status_code == 401
+    assert log_in(first).status_code == 429 and log_in(second).status_code == 429
+    other.extensions["korsar_db"].dispose()
 
 
 def test_failures_from_one_ip_lock_it_for_every_email(admin_app):

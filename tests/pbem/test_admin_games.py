@@ -134,6 +134,14 @@ def test_create_game_with_random_seed_and_team_play(admin_client, admin_app, nam
     assert [s.team for s in seats(admin_app, g.id)] == [i // 2 for i in range(len(names))]
 
 
+def test_a_bot_without_a_name_is_named_after_its_kind(admin_client, admin_app):
+    response = admin_client.post("/admin/games/new", data={**GOOD_FORM, "players-2-name": "",
+                                                           "players-3-kind": "bot:random"})
+    assert response.status_code == 303, text_of(response)
+    game_id = int(response.headers["Location"].rsplit("/", 1)[1])
+    assert [s.name for s in seats(admin_app, game_id)] == ["Ann", "Bob", "Greedy bot", "Random bot"]
+
+
 @pytest.mark.parametrize("seat6,opened", [("", False), ("Flo", True)])
 def test_seats_6_to_8_are_folded_away_unless_used(admin_client, seat6, opened):
     response = admin_client.post("/admin/games/new", data={**GOOD_FORM, "players-5-name": seat6, "teams": "y"})
@@ -327,3 +335,24 @@ def test_get_pages_never_change_anything(admin_client, admin_app):
     after = (game(admin_app, game_id).model_dump(), [m.model_dump() for m in outbox(admin_app)],
              audit_actions(admin_app))
     assert after == before
+
+
+def test_detail_of_a_finished_team_game_shows_teams_scores_and_winners(admin_client, admin_app):
+    from pbem.games.service import SeatSpec, play_due_bots
+
+    bots = [SeatSpec(f"Bot {i}", kind="bot", bot="greedy") for i in range(4)]
+    game_id = new_game(admin_app, bots, teams=True)
+    play_due_bots(db_of(admin_app), admin_app.config["KORSAR"], now=utcnow() + timedelta(minutes=1))
+    assert game(admin_app, game_id).status == GameStatus.FINISHED
+    page = text_of(admin_client.get(f"/admin/games/{game_id}"))
+    assert "Team 1: Bot 0 &amp; Bot 1" in page and "Team 2: Bot 2 &amp; Bot 3" in page
+    assert "The game is over. Final gold:" in page
+    assert "★" in page  # the winning team (or both, on a tie)
+    assert "Actions" not in page  # nothing left to do but export
+
+
+def test_a_missing_game_gets_an_error_page_in_the_dashboard_layout(admin_client):
+    response = admin_client.get("/admin/games/999")
+    page = text_of(response)
+    assert response.status_code == 404
+    assert "There is no game 999." in page and "Back to the games" in page

@@ -13,7 +13,7 @@ from clockkit import T0, game_row, mails, make_cfg, start_game, sweep
 from pbem.clocks.notices import next_digest_time, record_attacks
 from pbem.db import make_engine, session_scope
 from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of
-from pbem.models import MoveRecord, Seat
+from pbem.models import Seat
 
 
 @pytest.fixture

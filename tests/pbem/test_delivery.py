@@ -203,3 +203,35 @@ def test_a_row_taken_over_by_another_worker_mid_batch_is_not_sent(engine, databa
     assert (report.sent, report.deferred) == (2, 1)
     assert sorted(m["Subject"] for m in smtp_server.messages) == ["Mail 0", "Mail 2"]
     assert outbox_rows(engine)[1].claimed_by == "other-worker"
+
+
+def test_an_email_that_keeps_killing_workers_is_given_up(engine, database_url, smtp_server):
+    [row_id] = queue_emails(engine, 1, created_at=T0)
+    with session_scope(engine) as session:  # twelve claims, each ended by a dead worker
+        row = session.get(OutboxMessage, row_id)
+        row.status, row.claimed_by, row.claimed_until, row.attempts = OutboxStatus.SENDING, "dead", T0, 12
+
+    report = deliver_due(engine, mail_config(database_url, smtp_server.port), now=T0 + timedelta(minutes=1))
+
+    assert report.failed == 1 and smtp_server.messages == []
+    [row] = outbox_rows(engine)
+    assert row.status == OutboxStatus.FAILED and "workers stopped while sending it" in row.last_error
+
+
+def test_an_admin_retry_of_an_email_that_used_all_its_attempts_is_sent(engine, database_url, smtp_server):
+    [row_id] = queue_emails(engine, 1, created_at=T0)
+    with session_scope(engine) as session:  # failed after 12 attempts, then "Retry" in the dashboard
+        row = session.get(OutboxMessage, row_id)
+        row.status, row.attempts, row.last_error = OutboxStatus.PENDING, 12, "451 busy"
+
+    report = deliver_due(engine, mail_config(database_url, smtp_server.port), now=T0)
+
+    assert report.sent == 1 and len(smtp_server.messages) == 1
+
+
+def test_only_the_worker_side_delivery_module_talks_smtp():
+    from pbem.config import PROJECT_ROOT
+
+    talking = sorted(str(p.relative_to(PROJECT_ROOT)) for p in (PROJECT_ROOT / "pbem").rglob("*.py")
+                     if "smtplib" in p.read_text())
+    assert talking == ["pbem/mail/delivery.py"]  # no SMTP in a web request, ever

@@ -44,7 +44,7 @@ def engine(database_url: str):
 
 def authenticator(server, session, envelope, mechanism, auth_data):  # type: ignore[no-untyped-def]
     ok = isinstance(auth_data, LoginPassword) and (auth_data.login, auth_data.password) == (b"korsar", b"s3cret")
-    return AuthResult(success=ok, auth_data=auth_data)
+    return AuthResult(success=ok, handled=False, auth_data=auth_data)  # handled=False: aiosmtpd answers 535
 
 
 def test_starttls_then_login_delivers(engine, database_url, server_tls, trusted):

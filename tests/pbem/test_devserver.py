@@ -2,8 +2,8 @@
 web server, worker and mail catcher, the demo game's welcome email, a clean stop."""
 from __future__ import annotations
 
-import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -96,12 +96,15 @@ def test_make_run_starts_everything_and_the_demo_welcome_reaches_the_dev_inbox(t
         mails = wait_for_mail(server.url, "you@korsar.localhost", "welcome")
         inbox = httpx.get(f"{server.url}/dev/mail", timeout=5)
         message = httpx.get(f"{server.url}/dev/mail/{mails[-1]['id']}", timeout=5)
+        [game_url] = re.findall(rf"{re.escape(server.url)}/g/\S+", server.log.read_text())
+        game_page = httpx.get(game_url, timeout=5)
         children = server.descendants()
     finally:
         code = server.stop(signal.SIGINT)  # what Ctrl-C sends
     output = server.log.read_text()
     assert inbox.status_code == 200 and "welcome" in inbox.text.lower()
     assert message.status_code == 200 and "<iframe" in message.text
+    assert game_page.status_code == 200 and "You" in game_page.text  # the printed link works
     assert f"{server.url}/dev/mail" in output and f"{server.url}/g/" in output
     assert (server.var_dir / "mail").is_dir() and (server.var_dir / "devserver.json").is_file()
     assert code == 0, output[-3000:]
@@ -129,3 +132,17 @@ def test_the_demo_game_and_dev_admin_are_created_on_the_first_start_only(tmp_pat
     assert games == 1 and first["game_id"] == second["game_id"]
     assert first["admin_password"] == second["admin_password"]
     assert second["game_url"].startswith("http://127.0.0.1:5999/g/")
+
+
+def test_make_run_explains_a_taken_port_and_starts_nothing(tmp_path, database_url):
+    import socket
+
+    server = DevServer(tmp_path, database_url)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", server.port))
+        taken.listen()
+        result = subprocess.run([sys.executable, "-m", "pbem.devserver"], cwd=PROJECT_ROOT, env=server.env,
+                                capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert f"port {server.port} on 127.0.0.1 is taken" in result.stderr and "KORSAR_WEB_PORT" in result.stderr
+    assert not (server.var_dir / "devserver.json").exists()

@@ -156,3 +156,29 @@ def test_the_game_name_is_validated_like_a_player_name(app):
     game_id = start_game(app, ["Ann <ann@example.com>", "Bob <bob@example.com>"], name="Friday <b>")
     assert game_row(app, game_id).name == "Friday <b>"
     assert all("Friday &lt;b&gt;" in m.html_body for m in outbox(app))
+
+
+def test_the_turn_email_shows_battles_holds_and_captains_in_words(app):
+    """Ann's ship 1 is attacked by Bob's Blue 3, Ann answers with Green 1 (waiting time puts
+    the ship on hold), then Bob plays the Blue captain on it."""
+    deck = deck_with_hands(["M5", "G1", "G2", "R1", "K1", "M2"], ["B3", "BC", "B2", "R2", "K2", "M3"])
+    game_id = start_game(app, ["Ann <ann@example.com>", "Bob <bob@example.com>"], deck=deck,
+                         options={"waiting_time": "on"})
+    with session_scope(db_of(app)) as s:
+        for pos, move in [(0, {"action": "play", "card": "M5"}),
+                          (1, {"action": "play", "card": "B3", "target": 1}),
+                          (0, {"action": "play", "card": "G1", "target": 1})]:
+            service.apply_game_move(s, cfg_of(app), game_id, pos, move)
+    bob = outbox(app, to_addr="bob@example.com", kind="turn")[-1].text_body
+    assert "Ship 1: Merchant ship (5 gold), owner Ann" in bob
+    assert "you: Blue, strength 3 (strongest) - Blue 3" in bob
+    assert "Ann: Green, strength 1 - Green 1" in bob
+    assert "On hold until Ann moves next." in bob
+    assert "Ann played Green 1 on Ann's ship 1 (5 gold)." in bob
+    assert "Play the Blue captain on Ann's ship 1 (5 gold)" in [s for s, _ in move_links(bob)]
+    with session_scope(db_of(app)) as s:
+        service.apply_game_move(s, cfg_of(app), game_id, 1, {"action": "play", "card": "BC", "target": 1})
+    ann = outbox(app, to_addr="ann@example.com", kind="turn")[-1]
+    assert "Leading: Blue captain of Bob" in ann.text_body
+    assert "Bob played the Blue captain on your ship 1 (5 gold)." in ann.text_body
+    assert 'data-card="BC"' in ann.html_body and ">Blue captain<" in ann.html_body

@@ -58,6 +58,8 @@ def test_parse_player_reads_a_bot(text):
     ("Ann <ann@@example.com>", "not an email address"),
     ("Ann <ann@example>", "not an email address"),
     ("Ann <ann example.com>", "not an email address"),
+    ("Ann <ann@exämple.com>", "not an email address"),
+    ('Ann <"a b"@example.com>', "not an email address"),
     ("Ann ann@example.com", "not a player"),
     ("<ann@example.com>", "needs a name"),
     ("A" * 41 + " <a@example.com>", "at most 40 characters"),
@@ -116,6 +118,8 @@ def test_create_game_with_a_deck_deals_it_in_order(app):
     ([ANN, BOB], {"seed": 1, "deck": list(engine.FULL_DECK)}, "not both"),
     ([ANN, BOB], {"options": {"fast": "on"}}, "Unknown option 'fast'"),
     ([ANN, BOB], {"options": {"end_settlement": "maybe"}}, "end_settlement"),
+    ([ANN, BOB], {"options": {"waiting_time": "perhaps"}}, "waiting_time"),
+    ([ANN, BOB], {"deadline_hours": float("inf")}, "deadline"),
     ([ANN, BOB, CID, "D <d@example.com>"], {"options": {"waiting_time": "on"}}, "."),
     ([ANN, BOB], {"on_timeout": "explode"}, "on_timeout"),
     ([ANN, BOB], {"reminders": "50,lots"}, "Reminders"),
@@ -282,7 +286,38 @@ def test_random_games_to_the_end_render_every_email_and_page_and_replay(app, pla
     kinds = [m.kind for m in outbox(app)]
     assert kinds.count("game_over") == len(players)
     assert kinds.count("turn") == game.version  # the first turn, then one per move but the last
+    state = service.load_state(game)
+    names = [s.name for s in seats(app, game_id)]
+    for row in outbox(app, kind="game_over"):
+        me = names.index(next(n for n in names if f"<{n.lower()}@" in f"<{row.to_addr}"))
+        for seat, points in enumerate(engine.scores(state)):
+            assert f"{'You' if seat == me else names[seat]}: {points} gold" in row.text_body
+        if teams:
+            team_scores = engine.team_scores(state)
+            teams_line = next(line for line in row.text_body.splitlines() if "Teams:" in line)
+            assert f" {team_scores[0]} gold; " in teams_line
+            assert teams_line.endswith(f" {team_scores[1]} gold")
+        winners = engine.winners(state)
+        assert ("Winner: " if len(winners) == 1 else "Shared win: ") in row.text_body
     with session_scope(db_of(app)) as s:
         record = service.export_record(s, game_id)
     assert record["teams"] is teams and len(record["moves"]) == game.version
     assert engine.state_to_json(service.replay_record(record)) == json.loads(game.state_json)
+
+
+def test_a_bot_failing_in_one_game_does_not_stop_the_bots_of_other_games(app, monkeypatch):
+    broken = start_game(app, [ANN, "bot:greedy"], seed=1, now=NOW)
+    healthy = start_game(app, [ANN, "bot:random"], seed=2, now=NOW)
+    for game_id in (broken, healthy):
+        _apply(app, game_id, 0, {"action": "draw"}, expected_version=0, now=NOW)
+    real = service.bot_move
+
+    def bot_move(game, seat, state):
+        if game.id == broken:
+            raise RuntimeError("bug")
+        return real(game, seat, state)
+
+    monkeypatch.setattr(service, "bot_move", bot_move)
+    assert service.play_due_bots(db_of(app), cfg_of(app), NOW) == 1
+    assert game_row(app, healthy).version == 2 and game_row(app, broken).version == 1
+    assert game_row(app, broken).bot_due_at == NOW + service.BOT_RETRY_DELAY

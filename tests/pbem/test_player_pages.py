@@ -258,3 +258,15 @@ def test_two_concurrent_posts_of_different_moves_for_one_turn_apply_exactly_one(
     codes = _post_at_once(app, [_move_path(app, game_id, 0, m) for m in moves[:2]])
     assert sorted(codes) == [303, 409]
     assert move_count(app, game_id) == 1
+
+
+def test_a_player_whose_seat_a_bot_plays_cannot_click_a_move(app, client, game_id):
+    path = _move_path(app, game_id, 0, DRAW)
+    with session_scope(db_of(app)) as s:
+        s.get(Seat, seats(app, game_id)[0].id).handed_to_bot = True
+    before = _snapshot(app, game_id)
+    for method in (client.get, client.post):
+        response = method(path)
+        assert response.status_code == 409 and "A bot plays your seat" in response.text
+    assert _snapshot(app, game_id) == before
+    assert 'action="/m/' not in client.get(_page_path(app, game_id, 0)).text

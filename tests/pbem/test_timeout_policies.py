@@ -1,7 +1,6 @@
 """What happens at the deadline, per game: autoplay, pause or bot; and the race with a move."""
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 
 import engine as korsar

@@ -6,6 +6,7 @@ import threading
 from collections import Counter
 from datetime import timedelta
 
+import pytest
 from sqlmodel import select
 
 from clockkit import T0, mails, make_cfg, start_game
@@ -61,3 +62,66 @@ def test_two_workers_at_once_do_each_piece_of_due_work_exactly_once(database_url
     assert sum(r["timeouts"] for r in reports) == 12
     for engine in (setup, *engines):
         engine.dispose()
+
+
+@pytest.mark.slow
+def test_two_worker_processes_send_each_reminder_once_and_apply_each_timeout_once(database_url,
+                                                                                    smtp_server):
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from test_clocks_e2e import FLASK, daytime_zone
+
+    from pbem.clocks.schedule import plan_turn
+    from pbem.games.service import create_game
+    from pbem.models import Game, Seat, utcnow
+
+    env = dict(os.environ, DATABASE_URL=database_url, SECRET_KEY="e2e-secret",
+               BASE_URL="http://korsar.test", SMTP_HOST=smtp_server.host, SMTP_PORT=str(smtp_server.port),
+               MAIL_FROM="Korsar <korsar@korsar.test>", KORSAR_ENV="testing", WORKER_POLL_SECONDS="0.1",
+               BOT_DELAY_SECONDS="0")
+    engine = make_engine(database_url)
+    cfg = make_cfg(database_url)
+    games = []
+    with session_scope(engine) as session:
+        for n in range(4):
+            game = create_game(session, cfg, [f"P{n}a <p{n}a@example.com>", f"P{n}b <p{n}b@example.com>"],
+                               seed=n, deadline_hours=0.002, reminders="50", on_timeout="pause")
+            for seat in seats_of(session, game.id):
+                seat.timezone = daytime_zone()
+                session.add(seat)
+            games.append(game)
+        session.flush()
+        now = utcnow()
+        for game in games:
+            plan_turn(game, seats_of(session, game.id)[game.to_move], now)
+            session.add(game)
+    ids = [g.id for g in games]
+    root = Path(__file__).resolve().parents[2]
+    workers = [subprocess.Popen([*FLASK, "worker"], cwd=root, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL) for _ in range(2)]
+    try:
+        until = time.monotonic() + 45
+        while time.monotonic() < until:
+            with session_scope(engine) as session:
+                paused = session.exec(select(Game).where(Game.status == "paused")).all()
+            if len(paused) == 4 and len(smtp_server.messages) >= len(mails(engine)):
+                break
+            time.sleep(0.2)
+    finally:
+        for w in workers:
+            w.terminate()
+        for w in workers:
+            w.wait(20)
+    reminders = Counter(m.game_id for m in mails(engine, "reminder"))
+    assert reminders == Counter({g: 1 for g in ids})
+    paused_mails = Counter(m.game_id for m in mails(engine, "paused"))
+    assert paused_mails == Counter({g: 2 for g in ids})  # the two players of each game, once
+    with session_scope(engine) as session:
+        assert len(session.exec(select(Seat).where(Seat.timeouts == 1)).all()) == 4
+    ids_received = [m["Message-ID"] for m in smtp_server.messages]
+    assert len(ids_received) == len(set(ids_received))  # no email delivered twice
+    engine.dispose()

@@ -53,8 +53,7 @@ def test_turn_emails_still_come_after_unsubscribing(client, setup):
     client.post(f"/u/{sign_unsubscribe(cfg, seat)}")
     before = len(mails(engine, "turn", seat.email))
     from pbem.db import session_scope
-    from pbem.games.lifecycle import send_reminder_now  # noqa: F401  (nudges stay an admin's call)
-    from pbem.games.lifecycle import resume_game, pause_game
+    from pbem.games.lifecycle import pause_game, resume_game
 
     with session_scope(engine) as session:
         pause_game(session, cfg, game_id, now=T0, actor="admin")
@@ -111,3 +110,11 @@ def test_a_damaged_prefs_link_is_refused_and_changes_nothing(client, setup, path
     assert response.status_code == 400
     assert "Nothing was changed" in response.get_data(as_text=True)
     assert not seat_row(engine, game_id, mover(engine, game_id).position).digest
+
+
+def test_unsubscribe_tokens_never_reach_a_log_line(setup):
+    from pbem.logging import redact
+
+    engine, cfg, game_id = setup
+    token = sign_unsubscribe(cfg, mover(engine, game_id))
+    assert token not in redact(f"POST /u/{token} 200")

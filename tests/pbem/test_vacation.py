@@ -133,3 +133,27 @@ def test_the_game_page_links_to_the_vacation_form(client, setup):
     seat = mover(engine, game_id)
     page = client.get(prefs_url(cfg, seat)).get_data(as_text=True)
     assert f'href="{prefs_url(cfg, seat)}/prefs"' in page
+
+
+def test_a_player_sets_their_time_zone_and_reminders_follow_it(client, setup, monkeypatch):
+    import pbem.web.prefs as prefs
+
+    monkeypatch.setattr(prefs, "utcnow", lambda: T0)
+    engine, cfg, game_id = setup
+    seat = mover(engine, game_id)
+    response = client.post(prefs_url(cfg, seat) + "/timezone", data={"timezone": "Asia/Ho_Chi_Minh"})
+    assert response.status_code == 303
+    assert seat_row(engine, game_id, seat.position).timezone == "Asia/Ho_Chi_Minh"
+    # 50 % of 48 h = Tue 10:00 UTC = 17:00 in Ho Chi Minh City: not quiet, unchanged
+    assert game_row(engine, game_id).next_reminder_at == datetime(2026, 1, 13, 10, 0)
+
+
+@pytest.mark.parametrize("zone", ["Mars/Olympus", "", "<script>"])
+def test_an_unknown_time_zone_is_refused(client, setup, zone):
+    engine, cfg, game_id = setup
+    seat = mover(engine, game_id)
+    response = client.post(prefs_url(cfg, seat) + "/timezone", data={"timezone": zone})
+    assert response.status_code == 422
+    assert "is not a time zone" in response.get_data(as_text=True)
+    assert "<script>" not in response.get_data(as_text=True)
+    assert seat_row(engine, game_id, seat.position).timezone == "UTC"

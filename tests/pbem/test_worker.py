@@ -102,6 +102,7 @@ def test_job_log_lines_carry_counts_and_ids_never_bodies(app, smtp_server, caplo
     assert all("SECRET-HAND" not in str(getattr(r, "fields", "")) for r in caplog.records)
 
 
+@pytest.mark.slow
 def test_worker_process_delivers_and_stops_gracefully_on_sigterm(engine, database_url, smtp_server):
     queue_emails(engine, 3)
     worker = start_worker(database_url, smtp_server.port)
@@ -119,6 +120,7 @@ def test_worker_process_delivers_and_stops_gracefully_on_sigterm(engine, databas
     assert len(smtp_server.messages) == 4
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_batch_then_restarted_delivers_every_email_once(engine, database_url):
     # The server stalls before answering the 4th DATA: the kill lands before any 250 for it,
     # outside the documented 250-then-crash window.
@@ -171,6 +173,7 @@ def test_the_web_app_never_starts_a_scheduler(app_config):
     assert not [t for t in started if "APScheduler" in t.name or "ThreadPoolExecutor" in t.name]
 
 
+@pytest.mark.slow
 def test_two_worker_processes_at_once_send_each_email_exactly_once(engine, database_url, tmp_path):
     server = ScriptedSmtp().start()
     logs = [tmp_path / f"worker{i}.log" for i in range(2)]
@@ -182,7 +185,7 @@ def test_two_worker_processes_at_once_send_each_email_exactly_once(engine, datab
                                             stdout=out, stderr=subprocess.STDOUT))
     try:
         wait_for(lambda: all("worker_started" in log.read_text() for log in logs))
-        ids = queue_emails(engine, 200)  # both are polling now: they race for every batch
+        ids = queue_emails(engine, 120)  # both are polling now: they race for every batch
         wait_for(lambda: len(server.messages) >= len(ids), timeout=60)
         time.sleep(0.5)  # a duplicate, if any, would arrive now
     finally:
@@ -195,3 +198,16 @@ def test_two_worker_processes_at_once_send_each_email_exactly_once(engine, datab
     assert len(counts) == len(ids) and set(counts.values()) == {1}
     assert {r.status for r in outbox_rows(engine)} == {OutboxStatus.SENT}
     assert [w.returncode for w in workers] == [0, 0]
+
+
+def test_worker_once_exits_nonzero_when_a_job_fails(runner, app, smtp_server, monkeypatch):
+    import pbem.clocks.sweep as sweep
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("clock exploded")
+
+    monkeypatch.setattr(sweep, "run_sweep", broken)
+    queue_emails(app.extensions["korsar_db"], 1)
+    result = runner.invoke(args=["worker", "--once"])
+    assert result.exit_code == 1 and "a worker job failed" in result.output
+    assert len(smtp_server.messages) == 1  # the other jobs still ran

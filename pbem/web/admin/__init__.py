@@ -7,8 +7,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from flask import Blueprint, abort, request
+from flask import Blueprint, abort, render_template, request
 from sqlmodel import Session
+from werkzeug.exceptions import HTTPException
 
 from pbem.auth import current_admin_email, load_admin, login_redirect
 from pbem.web.context import db
@@ -39,6 +40,13 @@ def admin_headers(response: Any) -> Any:
     # one; admin URLs carry no secrets, and other sites still get no Referer.
     response.headers["Referrer-Policy"] = "same-origin"
     return response
+
+
+@bp.errorhandler(HTTPException)
+def admin_error(exc: HTTPException) -> Any:
+    """Errors inside the dashboard keep its layout and say what went wrong."""
+    return render_template("admin/error.html", code=exc.code, name=exc.name,
+                           description=exc.description), exc.code
 
 
 @bp.context_processor

@@ -4,8 +4,18 @@ from __future__ import annotations
 from typing import Any
 
 from flask import redirect, render_template, request, url_for
+from sqlmodel import Session
 
-from pbem.auth import attempt_login, client_ip, log_in, log_out, record_audit, safe_next, current_admin_email
+from pbem.auth import (
+    attempt_login,
+    client_ip,
+    current_admin_email,
+    load_admin,
+    log_in,
+    log_out,
+    record_audit,
+    safe_next,
+)
 from pbem.db import session_scope
 from pbem.web.admin import bp
 from pbem.web.admin.forms import LoginForm
@@ -14,6 +24,10 @@ from pbem.web.context import db
 
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
+    if request.method == "GET" and current_admin_email() is None:
+        with Session(db()) as session:
+            if load_admin(session) is not None:
+                return redirect(url_for("admin.games_list"))
     form = LoginForm()
     error, status = None, 200
     if form.validate_on_submit():

@@ -111,6 +111,8 @@ class CreateGameForm(FlaskForm):
             kind = row.form.kind.data or "human"
             bot = kind.split(":", 1)[1] if kind.startswith("bot:") else None
             if name or email or bot:
+                if bot and not name:
+                    name = f"{bot.capitalize()} bot"
                 out.append(PlayerEntry(name=name, email=email, bot=bot))
         return out
 
@@ -125,7 +127,7 @@ class CreateGameForm(FlaskForm):
             if not (name or email or is_bot):
                 continue
             filled += 1
-            if not name:
+            if not name and not is_bot:
                 f.name.errors = [*f.name.errors, "Give this player a name."]
                 ok = False
             if not is_bot and not email:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import engine
 from flask import Response, abort, flash, redirect, render_template, request, url_for
 from sqlmodel import Session, col, select
 
@@ -15,8 +16,6 @@ from pbem.web.admin import bp, queries
 from pbem.web.admin.forms import ButtonForm, ChangeEmailForm, CreateGameForm, ExtendDeadlineForm, HandToBotForm
 from pbem.web.admin.present import move_log, table_picture
 from pbem.web.context import config, db
-
-import engine
 
 
 @bp.route("/")

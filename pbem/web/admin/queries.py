@@ -22,6 +22,7 @@ SORT_COLUMNS: dict[str, Any] = {
     "waiting": Game.turn_started_at,
     "id": Game.id,
 }
+NULLABLE_SORTS = frozenset({"deadline", "waiting"})
 DEFAULT_SORT = ("updated", "desc")
 
 
@@ -74,11 +75,13 @@ def list_games(
     where = [Game.status == status] if status in GameStatus.ALL else []
     total = session.exec(select(func.count()).select_from(Game).where(*where)).one()
     pager = Page(min(page, max(1, math.ceil(total / size))), size, total)
-    column = SORT_COLUMNS.get(sort, SORT_COLUMNS[DEFAULT_SORT[0]])
-    order = col(column).desc() if direction == "desc" else col(column).asc()
+    column = col(SORT_COLUMNS.get(sort, SORT_COLUMNS[DEFAULT_SORT[0]]))
+    order = column.desc() if direction == "desc" else column.asc()
+    if sort in NULLABLE_SORTS:
+        order = order.nulls_last()  # same order on SQLite and PostgreSQL: games without one last
+    tiebreak = col(Game.id).desc() if direction == "desc" else col(Game.id).asc()
     games = list(session.exec(
-        select(Game).where(*where).order_by(order.nulls_last(), col(Game.id).desc())
-        .offset(pager.offset).limit(size)
+        select(Game).where(*where).order_by(order, tiebreak).offset(pager.offset).limit(size)
     ))
     rows = {g.id: GameRow(g) for g in games}
     if rows:
