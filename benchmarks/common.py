@@ -68,6 +68,27 @@ def procfile_web_command() -> str:
     return DEFAULT_WEB
 
 
+def process_tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) used so far by `pid` and its live children (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # After the command: state ppid ... utime(12) stime(13) counted from field 3.
+        if int(stat.parent.name) == pid or int(fields[1]) == pid:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+class Server(str):
+    """The base URL of a running server, with the pid of its master process."""
+
+    pid: int
+
+
 @contextmanager
 def gunicorn(command: str, env: dict[str, str], *, ready_path: str = "/healthz",
              timeout: float = 30.0, log_path: Path | None = None) -> Iterator[str]:
@@ -98,7 +119,9 @@ def gunicorn(command: str, env: dict[str, str], *, ready_path: str = "/healthz",
             if time.monotonic() > deadline:
                 raise RuntimeError("the web process did not answer in time")
             time.sleep(0.2)
-        yield base
+        server = Server(base)
+        server.pid = proc.pid
+        yield server
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:

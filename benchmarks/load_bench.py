@@ -28,7 +28,7 @@ import engine
 import httpx
 from sqlmodel import select
 
-from benchmarks.common import gunicorn, percentile, procfile_web_command, scratch_database
+from benchmarks.common import gunicorn, percentile, process_tree_cpu, procfile_web_command, scratch_database
 from pbem import links
 from pbem.config import Config
 from pbem.db import make_engine, session_scope
@@ -56,6 +56,7 @@ class Samples:
     errors: dict[str, int] = field(default_factory=dict)
     moves: int = 0
     generator_cpu: float = 0.0  # share of one core the load generator used
+    server_cpu: float | None = None  # CPU seconds the web processes used while recording
 
     def error(self, what: str) -> None:
         self.errors[what] = self.errors.get(what, 0) + 1
@@ -132,9 +133,21 @@ async def drive(base: str, players: int, seconds: float, warmup: float, worker) 
         start = time.perf_counter()
         until, record_after = start + warmup + seconds, start + warmup
         cpu = time.process_time()
-        await asyncio.gather(*(worker(i, client, until, record_after, samples) for i in range(players)))
+        pid = getattr(base, "pid", None)
+        server_cpu = None
+
+        async def measure_server() -> None:
+            nonlocal server_cpu
+            await asyncio.sleep(max(0.0, record_after - time.perf_counter()))
+            before = process_tree_cpu(pid)
+            await asyncio.sleep(max(0.0, until - time.perf_counter()))
+            server_cpu = process_tree_cpu(pid) - before
+
+        await asyncio.gather(*(worker(i, client, until, record_after, samples) for i in range(players)),
+                             *([measure_server()] if pid else []))
         elapsed = time.perf_counter() - record_after
         samples.generator_cpu = (time.process_time() - cpu) / (time.perf_counter() - start)
+        samples.server_cpu = server_cpu
     return samples, elapsed
 
 
@@ -148,6 +161,9 @@ def summary(samples: Samples, elapsed: float) -> dict[str, Any]:
         "click_p99_ms": round(percentile(samples.click_ms, 99), 1) if samples.click_ms else None,
         "errors": samples.errors,
         "load_generator_cpu": round(samples.generator_cpu, 2),
+        # Server CPU per completed move (or insert): unlike rates, not inflated by other load.
+        "server_cpu_ms_each": (round(samples.server_cpu * 1000 / samples.moves, 2)
+                               if samples.server_cpu is not None and samples.moves else None),
     }
 
 
@@ -180,6 +196,9 @@ def run(kind: str, players: int, seconds: float, games_per_player: int, warmup: 
               "cpus": os.cpu_count()}
     ceiling = result["bare_ceiling"]["per_second"]
     result["moves_to_ceiling"] = round(result["moves"]["per_second"] / ceiling, 3) if ceiling else None
+    move_cpu, ping_cpu = result["moves"]["server_cpu_ms_each"], result["bare_ceiling"]["server_cpu_ms_each"]
+    # The same ratio from server CPU per move vs per insert: what it would be on an idle machine.
+    result["cpu_moves_to_ceiling"] = round(ping_cpu / move_cpu, 3) if move_cpu and ping_cpu else None
     # A move is two requests (GET the confirmation page, POST it): the request-rate ratio too.
     result["requests_to_ceiling"] = round(2 * result["moves"]["per_second"] / ceiling, 3) if ceiling else None
     return result

@@ -176,7 +176,8 @@ def load_admin(db_session: Session) -> AdminUser | None:
 
 
 def login_redirect() -> Any:
-    return redirect(url_for("admin.login", next=request.full_path if request.method == "GET" else None))
+    target = request.full_path.rstrip("?") if request.method == "GET" else None
+    return redirect(url_for("admin.login", next=target))
 
 
 def client_ip() -> str:

@@ -55,7 +55,7 @@ def test_an_admin_runs_a_game_from_the_dashboard(page, admin, app, smtp_server):
     db = app.extensions["korsar_db"]
 
     page.goto("/admin/")
-    assert page.url.endswith("/admin/login?next=/admin/?")
+    assert page.url.endswith("/admin/login?next=/admin/")
     screenshot(page, "login")
     page.fill("#email", EMAIL)
     page.fill("#password", "wrong password!")

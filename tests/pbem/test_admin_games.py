@@ -356,3 +356,28 @@ def test_a_missing_game_gets_an_error_page_in_the_dashboard_layout(admin_client)
     page = text_of(response)
     assert response.status_code == 404
     assert "There is no game 999." in page and "Back to the games" in page
+
+
+@pytest.mark.parametrize("setup,action,data,status,message", [
+    ("pause", "nudge", {}, 409, "This game is paused"),
+    ("pause", "resend", {}, 409, "This game is paused"),
+    ("pause", "extend", {"hours": "5"}, 409, "This game is paused"),
+    ("pause", "pause", {}, 409, "This game is paused"),
+    ("abort", "resume", {}, 409, "Only a paused game can be resumed."),
+    ("abort", "seats/0/email", {"email": "x@example.com"}, 410, "This game is over."),
+    ("seats/0/bot", "seats/0/bot", {"bot": "greedy"}, 409, "already played by the bot"),
+    ("seats/0/bot", "resend", {}, 409, "Nobody with an email address is to move"),
+    (None, "seats/1/human", {}, 409, "is not played by the bot"),
+    (None, "seats/7/bot", {"bot": "greedy"}, 404, "This game has no seat 7."),
+])
+def test_refused_actions_say_why(admin_client, admin_app, setup, action, data, status, message):
+    game_id = new_game(admin_app)
+    if setup:
+        assert admin_client.post(f"/admin/games/{game_id}/{setup}", data={"bot": "greedy"}).status_code == 303
+    audit_before = audit_actions(admin_app)
+    mails_before = len(outbox(admin_app, game_id))
+    response = admin_client.post(f"/admin/games/{game_id}/{action}", data=data)
+    assert response.status_code == status
+    assert message in text_of(response)
+    assert audit_actions(admin_app) == audit_before
+    assert len(outbox(admin_app, game_id)) == mails_before

@@ -132,3 +132,21 @@ def test_a_move_restarts_the_ladder_for_the_next_player(engine, cfg):
     assert game.deadline_at == T0 + timedelta(hours=16)
     assert game.next_reminder_at == T0 + timedelta(hours=11)
     assert game.reminders_sent == 0
+
+
+def test_a_reminder_shows_only_the_recipients_own_hand(engine, cfg):
+    import re
+
+    import engine as korsar
+
+    from pbem.games.service import load_state
+
+    game_id = start_game(engine, cfg, deadline_hours=10)
+    seat = mover(engine, game_id)
+    sweep(engine, cfg, T0 + timedelta(hours=5))
+    (reminder,) = reminders_to(engine, seat.email)
+    hands = re.findall(r'<div data-hand="(\w+)" data-seat="(\d+)">(.*?)</div>', reminder.html_body, re.S)
+    assert [(kind, int(position)) for kind, position, _ in hands] == [("own", seat.position)]
+    shown = sorted(re.findall(r'data-card="([^"]+)"', hands[0][2]))
+    own = korsar.player_view(load_state(game_row(engine, game_id)), seat.position)["hand"]
+    assert shown == sorted(own)

@@ -69,7 +69,6 @@ def test_two_worker_processes_send_each_reminder_once_and_apply_each_timeout_onc
                                                                                     smtp_server):
     import os
     import subprocess
-    import sys
     import time
     from pathlib import Path
 
