@@ -53,6 +53,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 def _init_production_pieces(app: Flask, config: Config) -> None:
     """JSON request logs (tokens redacted) and security headers on every response."""
     from pbem.logging import configure_logging, init_request_logging
+    from pbem.web.health import init_database_errors
     from pbem.web.security import init_security_headers, trust_proxies
 
     if config.KORSAR_ENV != "testing":  # under pytest, caplog and capsys own the handlers
@@ -60,3 +61,4 @@ def _init_production_pieces(app: Flask, config: Config) -> None:
     init_request_logging(app)
     init_security_headers(app, https=config.BASE_URL.startswith("https://"))
     trust_proxies(app, int(os.environ.get("FORWARDED_HOPS", "0") or 0))
+    init_database_errors(app)

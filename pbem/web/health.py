@@ -2,16 +2,18 @@
 
 200 while the database answers (the outbox may be "stale": that is the worker's or the SMTP
 relay's trouble, and taking web processes out of rotation would not fix it); 503 when the
-database does not answer.
+database does not answer. Any page hit by a database outage answers 503 with a plain
+explanation too (`init_database_errors`), never a bare 500.
 """
 from __future__ import annotations
 
 import logging
 from datetime import datetime, timezone
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, Flask, Response, jsonify, request
 from sqlalchemy import func, text
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import select
 
 from pbem.db import read_scope
@@ -60,3 +62,30 @@ def healthz():  # type: ignore[no-untyped-def]
         },
     }
     return jsonify(body), 200, {"Cache-Control": "no-store"}
+
+
+OUTAGE_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Try again in a minute</title></head>
+<body><h1>Try again in a minute</h1>
+<p>The game database is not answering right now. If you were playing a move, open your
+game page again in a minute to see whether it counted; pressing the button again is safe,
+a move never counts twice.</p></body></html>
+"""
+
+
+def init_database_errors(app: Flask) -> None:
+    """A database outage (restart, failover, lock timeout) is a 503 with Retry-After, not a 500."""
+
+    @app.errorhandler(OperationalError)
+    @app.errorhandler(InterfaceError)
+    @app.errorhandler(PoolTimeout)
+    def _database_unavailable(exc: Exception) -> Response:
+        # The class only: the driver's message quotes statements and their parameters.
+        log.error("database unavailable during %s (%s)", request.endpoint, type(exc).__name__)
+        if request.path == "/healthz" or request.accept_mimetypes.best == "application/json":
+            response = jsonify({"error": "the database does not answer, try again in a minute"})
+        else:
+            response = Response(OUTAGE_PAGE, mimetype="text/html")
+        response.status_code = 503
+        response.headers["Retry-After"] = "30"
+        return response

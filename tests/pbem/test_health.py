@@ -11,6 +11,14 @@ from pbem.models import OutboxMessage, OutboxStatus, utcnow
 from tests.conftest import free_port
 
 
+def _unreachable_app(tmp_path, kind: str):
+    """An app whose database does not answer: a closed PostgreSQL port, or a SQLite "file"
+    that is a directory."""
+    url = (f"postgresql+psycopg://nobody@127.0.0.1:{free_port()}/nothing" if kind == "postgresql"
+           else f"sqlite:///{tmp_path}")
+    return create_app({"DATABASE_URL": url, "KORSAR_ENV": "testing", "SECRET_KEY": "test-secret"})
+
+
 def _queue(app, *, age_minutes: float, status: str = OutboxStatus.PENDING) -> None:
     with session_scope(app.extensions["korsar_db"]) as session:
         session.add(OutboxMessage(
@@ -54,12 +62,27 @@ def test_a_stale_outbox_is_degraded_but_still_200(app, client):
 
 @pytest.mark.parametrize("unreachable", ["postgresql", "sqlite"])
 def test_503_when_the_database_does_not_answer(tmp_path, unreachable):
-    url = (f"postgresql+psycopg://nobody@127.0.0.1:{free_port()}/nothing" if unreachable == "postgresql"
-           else f"sqlite:///{tmp_path}")  # a directory cannot be opened as a database file
-    app = create_app({"DATABASE_URL": url, "KORSAR_ENV": "testing", "SECRET_KEY": "test-secret"})
+    app = _unreachable_app(tmp_path, unreachable)
     response = app.test_client().get("/healthz")
     assert response.status_code == 503
     assert response.json == {"status": "error",
                              "database": {"ok": False, "error": "the database does not answer"}}
     assert "nobody" not in response.get_data(as_text=True)
+    app.extensions["korsar_db"].dispose()
+
+
+@pytest.mark.parametrize("unreachable", ["postgresql", "sqlite"])
+def test_a_page_hit_by_a_database_outage_says_try_again_with_503(tmp_path, unreachable):
+    from pbem import links
+
+    app = _unreachable_app(tmp_path, unreachable)
+    cfg = app.config["KORSAR"]
+    client = app.test_client()
+    page = client.get("/g/" + links.sign_seat(cfg, 1, 0, "nonce"))
+    move = client.post("/m/" + links.sign_move(cfg, 1, 0, "nonce", 0, {"action": "draw"}))
+    for response in (page, move):
+        assert response.status_code == 503
+        assert response.headers["Retry-After"] == "30"
+        assert "Try again in a minute" in response.get_data(as_text=True)
+        assert "nobody" not in response.get_data(as_text=True)
     app.extensions["korsar_db"].dispose()
