@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import email
 import email.policy
+import shutil
 import socket
 import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from email.message import EmailMessage
+from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -53,19 +55,45 @@ def pg_database(request: pytest.FixtureRequest) -> Iterator[str | None]:
     admin.dispose()
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file built once by the Alembic migrations, as production builds it; each test
+    gets a copy. If the models have changed without a migration, create_all builds it instead
+    (with a warning) and tests/pbem/test_migrations.py fails to say so."""
+    import warnings
+
+    from pbem.db import create_all, make_engine
+    from pbem.migrations import SchemaMismatch, upgrade_database
+
+    path = tmp_path_factory.mktemp("template") / "template.sqlite3"
+    try:
+        upgrade_database(f"sqlite:///{path}")
+    except SchemaMismatch as exc:
+        warnings.warn(f"tests use create_all: {exc}", stacklevel=1)
+        for stale in path.parent.glob("template.sqlite3*"):
+            stale.unlink()
+        engine = make_engine(f"sqlite:///{path}")
+        create_all(engine)
+        engine.dispose()  # the last connection checkpoints the WAL into the file
+    return path
+
+
 @pytest.fixture
 def database_url(request: pytest.FixtureRequest, tmp_path, pg_database) -> Iterator[str]:
     """An empty database with the current schema, for one test."""
     from pbem.db import create_all, make_engine
     from sqlmodel import SQLModel
 
-    url = pg_database or f"sqlite:///{tmp_path / 'test.sqlite3'}"
-    engine = make_engine(url)
-    if pg_database:
-        SQLModel.metadata.drop_all(engine)
+    if not pg_database:
+        target = tmp_path / "test.sqlite3"
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), target)
+        yield f"sqlite:///{target}"
+        return
+    engine = make_engine(pg_database)
+    SQLModel.metadata.drop_all(engine)
     create_all(engine)
     engine.dispose()
-    yield url
+    yield pg_database
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -107,8 +107,7 @@ def test_downgrade_to_nothing_and_upgrade_again(empty_url):
     assert _diffs_and_revision(empty_url) == ([], head_revision())
 
 
-def test_flask_init_db_command_runs_the_migrations(app, runner):
-    _drop_everything(app.config["DATABASE_URL"])
+def test_flask_init_db_command_runs_the_migrations(app, runner, empty_url):
     result = runner.invoke(args=["init-db"])
     assert result.exit_code == 0, result.output
     assert "database ready" in result.output
