@@ -73,6 +73,8 @@ def flask_command(*args: str) -> list[str]:
 
 def port_is_free(host: str, port: int) -> bool:
     with socket.socket() as sock:
+        # Like the servers themselves: a port in TIME_WAIT after a restart is free.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
         except OSError:

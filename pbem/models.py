@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Optional
 
+from pydantic import NaiveDatetime
 from sqlalchemy import Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
@@ -42,10 +43,10 @@ class Game(SQLModel, table=True):
     # Number of moves applied; also the optimistic lock of the row.
     version: int = 0
     to_move: Optional[int] = None
-    created_at: datetime = Field(default_factory=utcnow)
-    updated_at: datetime = Field(default_factory=utcnow)
-    finished_at: Optional[datetime] = None
-    turn_started_at: Optional[datetime] = None
+    created_at: NaiveDatetime = Field(default_factory=utcnow)
+    updated_at: NaiveDatetime = Field(default_factory=utcnow)
+    finished_at: Optional[NaiveDatetime] = None
+    turn_started_at: Optional[NaiveDatetime] = None
     # Root Message-ID of the game's email thread.
     thread_id: str = Field(default="", max_length=255)
 
@@ -53,11 +54,11 @@ class Game(SQLModel, table=True):
     deadline_hours: float = 72.0
     reminders: str = Field(default="50,85", max_length=100)  # percent of the deadline
     on_timeout: str = Field(default="autoplay", max_length=16)  # autoplay | pause | bot
-    deadline_at: Optional[datetime] = None
-    next_reminder_at: Optional[datetime] = None
+    deadline_at: Optional[NaiveDatetime] = None
+    next_reminder_at: Optional[NaiveDatetime] = None
     reminders_sent: int = 0
-    bot_due_at: Optional[datetime] = None
-    paused_at: Optional[datetime] = None
+    bot_due_at: Optional[NaiveDatetime] = None
+    paused_at: Optional[NaiveDatetime] = None
 
 
 class SeatKind:
@@ -85,8 +86,8 @@ class Seat(SQLModel, table=True):
     last_seen_version: int = 0
     unsubscribed: bool = False  # reminders and event emails off (turn emails always go)
     digest: bool = False  # daily digest instead of per-event emails
-    vacation_start: Optional[datetime] = None
-    vacation_end: Optional[datetime] = None
+    vacation_start: Optional[NaiveDatetime] = None
+    vacation_end: Optional[NaiveDatetime] = None
     vacation_days_used: float = 0.0
     timeouts: int = 0
 
@@ -103,7 +104,7 @@ class MoveRecord(SQLModel, table=True):
     # The engine's public events of this move (captures, game over), as JSON.
     events_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))
     source: str = Field(default="player", max_length=16)  # player | bot | timeout | admin
-    created_at: datetime = Field(default_factory=utcnow)
+    created_at: NaiveDatetime = Field(default_factory=utcnow)
 
 
 class OutboxStatus:
@@ -134,13 +135,13 @@ class OutboxMessage(SQLModel, table=True):
     headers_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     status: str = Field(default=OutboxStatus.PENDING, max_length=16)
     attempts: int = 0
-    next_attempt_at: datetime = Field(default_factory=utcnow)
+    next_attempt_at: NaiveDatetime = Field(default_factory=utcnow)
     # Lease of the worker that is sending it (crash-safe claiming).
     claimed_by: Optional[str] = Field(default=None, max_length=64)
-    claimed_until: Optional[datetime] = None
+    claimed_until: Optional[NaiveDatetime] = None
     last_error: Optional[str] = Field(default=None, sa_column=Column(Text))
-    created_at: datetime = Field(default_factory=utcnow)
-    sent_at: Optional[datetime] = None
+    created_at: NaiveDatetime = Field(default_factory=utcnow)
+    sent_at: Optional[NaiveDatetime] = None
 
 
 # ---------------------------------------------------------------- admin dashboard (pbem/auth.py)
@@ -150,8 +151,8 @@ class AdminUser(SQLModel, table=True):
     id: Optional[int] = Field(default=None, primary_key=True)
     email: str = Field(max_length=254, unique=True)  # stored lower-case
     password_hash: str = Field(max_length=255)  # argon2id, see pbem/auth.py
-    created_at: datetime = Field(default_factory=utcnow)
-    last_login_at: Optional[datetime] = None
+    created_at: NaiveDatetime = Field(default_factory=utcnow)
+    last_login_at: Optional[NaiveDatetime] = None
 
 
 class AuditLog(SQLModel, table=True):
@@ -161,7 +162,7 @@ class AuditLog(SQLModel, table=True):
     __table_args__ = (Index("ix_audit_log_game_created", "game_id", "created_at"),)
 
     id: Optional[int] = Field(default=None, primary_key=True)
-    created_at: datetime = Field(default_factory=utcnow, index=True)
+    created_at: NaiveDatetime = Field(default_factory=utcnow, index=True)
     actor: str = Field(max_length=254)  # admin email, or "cli"
     action: str = Field(max_length=64)
     game_id: Optional[int] = Field(default=None, foreign_key="game.id")
@@ -181,7 +182,7 @@ class LoginAttempt(SQLModel, table=True):
     email: str = Field(max_length=254)
     ip: str = Field(max_length=64)
     success: bool = False
-    created_at: datetime = Field(default_factory=utcnow)
+    created_at: NaiveDatetime = Field(default_factory=utcnow)
 
 
 # Sort keys of the admin games list (status filter + order by, served by an index).
@@ -217,22 +218,7 @@ class Notice(SQLModel, table=True):
     seat_id: int = Field(foreign_key="seat.id")
     kind: str = Field(max_length=16)  # attacked | news
     text: str = Field(sa_column=Column(Text, nullable=False))  # public information only
-    created_at: datetime = Field(default_factory=utcnow)
-    due_at: datetime = Field(default_factory=utcnow)
+    created_at: NaiveDatetime = Field(default_factory=utcnow)
+    due_at: NaiveDatetime = Field(default_factory=utcnow)
     status: str = Field(default="pending", max_length=16)
-    sent_at: Optional[datetime] = None
-
-
-# sqlmodel 0.0.50 maps `datetime` fields to UTCDateTime, which refuses the naive UTC datetimes
-# this module promises (and returns aware ones): store every datetime column as plain DateTime.
-def _store_naive_datetimes() -> None:
-    from sqlalchemy import DateTime
-    from sqlmodel.sql.sqltypes import UTCDateTime
-
-    for table in SQLModel.metadata.tables.values():
-        for column in table.columns:
-            if isinstance(column.type, UTCDateTime):
-                column.type = DateTime()
-
-
-_store_naive_datetimes()
+    sent_at: Optional[NaiveDatetime] = None

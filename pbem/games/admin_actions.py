@@ -38,6 +38,8 @@ def retry_outbox_message(session: Session, message_id: int, *, now: datetime) ->
         raise GameError("There is no such email.", 404)
     if row.status not in _RETRYABLE:
         raise GameError(f"This email is {row.status}: only failed or waiting emails can be retried.", 409)
+    if row.status == OutboxStatus.FAILED:
+        row.attempts = 0  # an admin's retry gets the whole retry ladder again
     row.status = OutboxStatus.PENDING
     row.next_attempt_at = now
     row.claimed_by = None
@@ -50,6 +52,7 @@ def retry_all_failed(session: Session, *, now: datetime) -> int:
     """Make every failed email due now; returns how many."""
     result = session.execute(
         update(OutboxMessage).where(col(OutboxMessage.status) == OutboxStatus.FAILED)
-        .values(status=OutboxStatus.PENDING, next_attempt_at=now, claimed_by=None, claimed_until=None)
+        .values(status=OutboxStatus.PENDING, next_attempt_at=now, attempts=0,
+                claimed_by=None, claimed_until=None)
     )
     return int(result.rowcount or 0)  # type: ignore[attr-defined]
