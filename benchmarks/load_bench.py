@@ -7,7 +7,8 @@ on 127.0.0.1 playing many games at once, then, in the same run, the bare ceiling
 A player follows the real protocol: it opens the move link of its email (GET, the confirmation
 page), reads the form and POSTs it. Each player plays its own games (16 players, 8 games each),
 so players rarely contend on one game. It reports moves per second, p50/p99 latency of the
-move (the POST) and of the whole click (GET + POST), and the ratio to the bare ceiling.
+move (the POST) and of the whole click (GET + POST), and the ratio to the bare ceiling, also
+as server CPU per move against per insert (which other work on the machine does not skew).
 By default players click as fast as they can (the server saturated: the ratio is meaningful);
 `--think-ms 200` makes them pause like readers (latency at a realistic load).
 """
@@ -43,6 +44,8 @@ NAMES = ["Ann", "Bob", "Cid", "Dee"]
 
 @dataclass
 class BenchGame:
+    """A game as its players know it: their link nonces, and the state their moves lead to."""
+
     id: int
     nonces: list[str]
     state: Any
@@ -51,6 +54,8 @@ class BenchGame:
 
 @dataclass
 class Samples:
+    """What the players measured while recording."""
+
     move_ms: list[float] = field(default_factory=list)   # the POST that plays the move
     click_ms: list[float] = field(default_factory=list)  # GET confirmation + POST
     errors: dict[str, int] = field(default_factory=dict)
@@ -168,7 +173,7 @@ def summary(samples: Samples, elapsed: float) -> dict[str, Any]:
 
 
 def run(kind: str, players: int, seconds: float, games_per_player: int, warmup: float,
-        think_ms: float = 0.0) -> dict[str, Any]:
+        think_ms: float = 0.0, web: str | None = None) -> dict[str, Any]:
     with scratch_database(kind) as url:
         upgrade_database(url)
         env = {"DATABASE_URL": url, "SECRET_KEY": SECRET, "KORSAR_ENV": "production",
@@ -176,7 +181,7 @@ def run(kind: str, players: int, seconds: float, games_per_player: int, warmup: 
         cfg = Config(DATABASE_URL=url, SECRET_KEY=SECRET, BASE_URL="http://127.0.0.1")
         games = make_games(url, cfg, players * games_per_player)
         shares = [games[i::players] for i in range(players)]
-        command = procfile_web_command()
+        command = web or procfile_web_command()
         with gunicorn(command, env) as base:
             moves, elapsed = asyncio.run(drive(
                 base, players, seconds, warmup,
@@ -213,9 +218,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games-per-player", type=int, default=8)
     parser.add_argument("--think-ms", type=float, default=0.0,
                         help="mean pause of a player between two clicks (0: saturate the server)")
+    parser.add_argument("--web", help="web command to try instead of the Procfile's (with $PORT)")
     args = parser.parse_args(argv)
     for kind in args.db:
-        result = run(kind, args.players, args.seconds, args.games_per_player, args.warmup, args.think_ms)
+        result = run(kind, args.players, args.seconds, args.games_per_player, args.warmup, args.think_ms,
+                     args.web)
         print(json.dumps(result, indent=2))
         sys.stdout.flush()
     return 0

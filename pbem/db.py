@@ -9,7 +9,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, SQLModel, create_engine
 
-
+# Execution option marking read_scope's transactions (SQLite begins them without a write lock).
 READ_ONLY_OPTION = "korsar_read_only"
 
 
@@ -17,8 +17,18 @@ def is_sqlite(url: str) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
 
 
+def normalize_url(url: str) -> str:
+    """PaaS-style `postgres://` and driverless `postgresql://` URLs use psycopg (version 3)."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url
+
+
 def make_engine(url: str, **kwargs: object) -> Engine:
-    """An engine for `url`. SQLite gets WAL, a busy timeout and BEGIN IMMEDIATE writes."""
+    """An engine for `url`. SQLite gets WAL, a busy timeout, BEGIN IMMEDIATE writes and
+    lock-free reads (read_scope); PostgreSQL a pre-pinged pool."""
+    url = normalize_url(url)
     if is_sqlite(url):
         database = make_url(url).database
         if database and database != ":memory:":

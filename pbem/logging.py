@@ -1,7 +1,10 @@
-"""Structured logs: one JSON line per request and per worker job, with the game id.
+"""Structured logs: one JSON line per request (with the game id) and per worker job.
+
+`configure_logging` puts every logger of the process on JSON lines (the worker's one line per
+job, pbem/worker.py, goes through it too); `init_request_logging` writes the request lines.
 
 Tokens never reach a log: the signed path of a move link or game page (/m/<token>,
-/g/<token>) is redacted, query strings are dropped, and a filter on our handler redacts
+/g/<token>, /u/<token>) is redacted, query strings are dropped, and the JSON formatter redacts
 anything that looks like a signed token in any message (werkzeug's access lines included).
 Email bodies and secrets are never passed to a logger.
 """
@@ -13,8 +16,6 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime, timezone
 from typing import Any
@@ -22,7 +23,6 @@ from typing import Any
 from flask import Flask, Response, g, request
 
 request_logger = logging.getLogger("pbem.request")
-job_logger = logging.getLogger("pbem.job")
 
 _TOKEN_PATH = re.compile(r"/(m|g|u)/[^/?#\s\"]+")
 # itsdangerous tokens: base64url parts joined by dots, long enough not to be a word.
@@ -137,26 +137,3 @@ def _game_id_of_token(token: str) -> int | None:
         except Exception:  # noqa: BLE001  (not a link of ours: no game id)
             continue
     return None
-
-
-@contextmanager
-def job_log(job: str, **fields: Any) -> Iterator[dict[str, Any]]:
-    """Time one worker job and log one line when it ends; add outcome fields to the dict.
-
-        with job_log("deliver_outbox") as line:
-            line["sent"] = report.sent
-    """
-    token = _context.set(dict(fields))
-    line: dict[str, Any] = {}
-    started = time.perf_counter()
-    try:
-        yield line
-    except BaseException as exc:
-        line["error"] = type(exc).__name__
-        raise
-    finally:
-        record = {"event": "job", "job": job, **(_context.get() or {}), **line,
-                  "duration_ms": round((time.perf_counter() - started) * 1000, 2)}
-        _context.reset(token)
-        level = logging.ERROR if "error" in record else logging.INFO
-        job_logger.log(level, "job %s", job, extra={"fields": record})

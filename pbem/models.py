@@ -112,6 +112,8 @@ class OutboxStatus:
     SENDING = "sending"
     SENT = "sent"
     FAILED = "failed"
+    # Never sent on purpose (last_error says why): a reminder whose turn was over at delivery.
+    CANCELLED = "cancelled"
 
 
 class OutboxMessage(SQLModel, table=True):

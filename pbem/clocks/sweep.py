@@ -5,8 +5,12 @@ game.status + next_reminder_at, notice.status + due_at); each piece is done in i
 transaction and claimed so that two workers running at once never do it twice:
 - a timeout locks the game row and re-checks the version it saw; the move goes through
   apply_game_move(expected_version=...), so it also races safely with the player's own move;
-- a reminder is claimed with `UPDATE game SET next_reminder_at=:next ... WHERE id=:id AND
-  next_reminder_at=:seen AND version=:version` (one winner);
+  up to TIMEOUT_CHUNK timeouts share a transaction, each in its own savepoint, locked in one
+  order (deadline, id) by every worker;
+- reminders are claimed a chunk of games at a time (pbem.clocks.reminders): the chunk's still-due
+  rows are locked (SKIP LOCKED: another worker skips them), moved to their next step with one
+  UPDATE and their emails queued with one INSERT, in one transaction; each email is rendered
+  by the delivery worker just before it is sent (or cancelled if that turn is over by then);
 - notices are claimed with `UPDATE notice SET status='sent' ... RETURNING`.
 A worker that was down catches up once: overdue ladder steps are passed over (one reminder,
 not the whole ladder) and a passed deadline is applied once (no reminder after it).
@@ -19,21 +23,22 @@ from datetime import datetime
 from typing import Any
 
 import engine as korsar
-from sqlalchemy import update
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
-from pbem.clocks import emails, notices
-from pbem.clocks.schedule import is_clocked, next_reminder, on_vacation
+from pbem.clocks import emails, notices, reminders
+from pbem.clocks.schedule import is_clocked
 from pbem.config import Config
 from pbem.db import read_scope
 from pbem.games import lifecycle
-from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of, start_turn
-from pbem.models import Game, GameStatus, Seat, utcnow
+from pbem.games.service import GameError, apply_game_move, bot_move, load_state, lock_game, seats_of, start_turn
+from pbem.models import Game, GameStatus, utcnow
 
 log = logging.getLogger("pbem.clocks")
 BATCH = 5000
+# Timeouts done per transaction, each in its own savepoint: one commit (an fsync on PostgreSQL)
+# per chunk instead of per game, while the row locks (SQLite: the write lock) stay short.
+TIMEOUT_CHUNK = 20
 
 
 # ---------------------------------------------------------------- timeouts
@@ -41,7 +46,21 @@ def due_timeouts(session: Session, now: datetime, limit: int = BATCH) -> list[tu
     return [(r[0], r[1]) for r in session.exec(
         select(Game.id, Game.version).where(Game.status == GameStatus.RUNNING,
                                             col(Game.deadline_at) <= now)
-        .order_by(col(Game.deadline_at)).limit(limit))]
+        .order_by(col(Game.deadline_at), col(Game.id)).limit(limit))]  # one lock order for all workers
+
+
+def apply_timeouts(session: Session, cfg: Config, due: list[tuple[int, int]], now: datetime) -> int:
+    """Apply each due timeout in its own savepoint (a failing game rolls back alone); how many."""
+    done = 0
+    for game_id, seen_version in due:
+        try:
+            with session.begin_nested():
+                done += apply_timeout(session, cfg, game_id, seen_version, now) is not None
+        except GameError:  # the game moved meanwhile (a player's move won the race): nothing to do
+            pass
+        except Exception:  # noqa: BLE001  (one bad game must not stop the others; retried next sweep)
+            log.exception("timeout failed for game %s", game_id)
+    return done
 
 
 def apply_timeout(session: Session, cfg: Config, game_id: int, seen_version: int,
@@ -86,39 +105,6 @@ def due_reminders(session: Session, now: datetime, limit: int = BATCH) -> list[t
         .order_by(col(Game.next_reminder_at)).limit(limit))]
 
 
-def send_due_reminder(session: Session, cfg: Config, game_id: int, seen_at: datetime,
-                      now: datetime) -> bool:
-    """Claim and queue the game's due reminder; False if another worker (or a move) got there first."""
-    row = session.exec(
-        select(Game, Seat).join(Seat, (Seat.game_id == Game.id) & (Seat.position == Game.to_move))  # type: ignore[arg-type]
-        .where(Game.id == game_id)).first()
-    if row is None:  # nobody to move any more: drop the stale reminder time
-        session.execute(update(Game).where(Game.id == game_id, Game.next_reminder_at == seen_at)  # type: ignore[arg-type]
-                        .values(next_reminder_at=None))
-        return False
-    game, seat = row
-    if game.status != GameStatus.RUNNING or game.next_reminder_at != seen_at:
-        return False
-    if game.deadline_at is not None and game.deadline_at <= now:
-        return False  # the timeout comes first; the timeout email says what happened
-    step, next_at = next_reminder(game, seat, game.reminders_sent + 1, not_before=now)
-    claimed = session.execute(
-        update(Game)
-        .where(Game.id == game_id, Game.next_reminder_at == seen_at,  # type: ignore[arg-type]
-               Game.version == game.version, Game.status == GameStatus.RUNNING)
-        .values(next_reminder_at=next_at, reminders_sent=step)
-    ).rowcount  # type: ignore[attr-defined]
-    if claimed != 1:
-        return False
-    set_committed_value(game, "next_reminder_at", next_at)
-    set_committed_value(game, "reminders_sent", step)
-    if not is_clocked(seat) or seat.unsubscribed or on_vacation(seat, now):
-        return False
-    emails.queue_reminder(session, cfg, game, seat, now=now)
-    log.info("reminder game=%s seat=%s step=%s", game_id, seat.position, step)
-    return True
-
-
 # ---------------------------------------------------------------- the sweep
 class _Budget:
     """Stops a sweep from taking new pieces of work after `seconds` (None: no limit)."""
@@ -131,29 +117,37 @@ class _Budget:
         return self.until is not None and time.monotonic() >= self.until
 
 
-def _each(conn: Connection, work: list[Any], do: Any, budget: _Budget) -> int:
-    """Do each piece in its own transaction on one connection (no pool round trip per piece)."""
+def _each(conn: Connection, work: list[Any], do: Any, budget: _Budget,
+          size: Any = lambda item: 1) -> int:
+    """Do each piece in its own transaction on one connection (no pool round trip per piece).
+
+    `do` returns a bool or a count; `size(item)` is how many due items a piece holds.
+    """
     done = 0
     for index, item in enumerate(work):
         if budget.spent():  # left due: the next sweep takes it (nothing was claimed)
-            budget.deferred += len(work) - index
+            budget.deferred += sum(size(rest) for rest in work[index:])
             break
         try:
             with conn.begin(), Session(bind=conn, expire_on_commit=False) as session:
-                if do(session, *item):
-                    done += 1
+                done += int(do(session, *item))
                 session.flush()
         except Exception:  # noqa: BLE001  (one bad game must not stop the others; retried next sweep)
             log.exception("clock work failed for %r", item[0])
     return done
 
 
+def _chunks(items: list[Any], size: int) -> list[tuple[list[Any]]]:
+    return [(items[i:i + size],) for i in range(0, len(items), size)]
+
+
 def run_sweep(engine: Engine, cfg: Config, now: datetime | None = None, *,
               budget_seconds: float | None = None) -> dict[str, int]:
     """Do every due timeout, reminder and notice once (idempotent; safe with two workers).
 
-    One read-only transaction finds all the due work (three indexed queries); each piece is then
-    claimed and done in its own transaction. Work that becomes due meanwhile waits for the next
+    One read-only transaction finds all the due work (three indexed queries); each piece (a chunk
+    of timeouts, a chunk of reminders, a seat's notices) is then claimed and done in its own
+    transaction. Work that becomes due meanwhile waits for the next
     sweep. With `budget_seconds`, no new piece is started after that time: the rest stays due
     (unclaimed) for the next sweep and is counted in "deferred" (a periodic worker job stays short;
     `worker --once` passes no budget and does everything).
@@ -162,16 +156,18 @@ def run_sweep(engine: Engine, cfg: Config, now: datetime | None = None, *,
     budget = _Budget(budget_seconds)
     with read_scope(engine) as session:
         timeouts = due_timeouts(session, now)
-        reminders = due_reminders(session, now)
+        reminder_ids = [gid for gid, _ in due_reminders(session, now)]
         seats = [(sid,) for sid in notices.due_notice_seats(session, now, BATCH)]
-    if not (timeouts or reminders or seats):
+    if not (timeouts or reminder_ids or seats):
         return {"timeouts": 0, "reminders": 0, "notice_emails": 0, "deferred": 0}
     with engine.connect() as conn:
         report = {
-            "timeouts": _each(conn, timeouts,
-                              lambda s, gid, ver: apply_timeout(s, cfg, gid, ver, now) is not None, budget),
-            "reminders": _each(conn, reminders,
-                               lambda s, gid, seen: send_due_reminder(s, cfg, gid, seen, now), budget),
+            "timeouts": _each(conn, _chunks(timeouts, TIMEOUT_CHUNK),
+                              lambda s, due: apply_timeouts(s, cfg, due, now), budget,
+                              size=lambda item: len(item[0])),
+            "reminders": _each(conn, _chunks(reminder_ids, reminders.CHUNK),
+                               lambda s, ids: reminders.queue_due_reminders(s, cfg, ids, now), budget,
+                               size=lambda item: len(item[0])),
             "notice_emails": _each(conn, seats,
                                    lambda s, sid: notices.send_due_notices(s, cfg, sid, now), budget),
         }

@@ -28,6 +28,8 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # Templates change only with a deploy: no stat() of every template file per email.
+        auto_reload=False,
     )
 
 

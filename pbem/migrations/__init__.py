@@ -86,10 +86,11 @@ def upgrade_database(url: str) -> str:
                 before = current_revision(conn)
                 cfg = alembic_config(url, conn)
                 action = "upgraded"
-                if "alembic_version" not in tables and "game" in tables and base_revision():
+                ours = tables & set(target_metadata().tables)
+                if "alembic_version" not in tables and ours and base_revision():
                     command.stamp(cfg, "head" if not schema_diffs(conn) else base_revision())
                     action = "adopted a pre-migration schema and upgraded"
-                elif not tables - {"alembic_version"}:
+                elif not ours:
                     action = "created"
                 command.upgrade(cfg, "head")
                 after = current_revision(conn)

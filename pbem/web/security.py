@@ -3,7 +3,8 @@
 The Content-Security-Policy allows no inline script and no framing; `Referrer-Policy:
 no-referrer` keeps the signed token of a move link or game page out of the Referer header of
 any request the page makes. A view may set its own policy (e.g. the dev mail viewer);
-these are defaults, set only when the response has none.
+these are defaults, set only when the response has none. `trust_proxies` reads the client
+address from a declared number of reverse proxies (FORWARDED_HOPS).
 """
 from __future__ import annotations
 

@@ -53,6 +53,7 @@ def seat_row(engine: Engine, game_id: int, position: int) -> Seat:
 
 
 def mails(engine: Engine, kind: str | None = None, to: str | None = None) -> list[OutboxMessage]:
+    """Queued emails (a reminder's bodies are filled in only when it is delivered: `deliver`)."""
     with session_scope(engine) as session:
         query = select(OutboxMessage).order_by(col(OutboxMessage.id))
         if kind:
@@ -68,6 +69,17 @@ def headers(row: OutboxMessage) -> dict[str, str]:
 
 def sweep(engine: Engine, cfg: Config, at: datetime) -> dict[str, int]:
     return run_sweep(engine, cfg, at)
+
+
+def deliver(engine: Engine, cfg: Config, smtp_server, at: datetime) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """What the worker does at `at`: send the due outbox (reminders are rendered then) to the
+    test SMTP server."""
+    from dataclasses import replace
+
+    from pbem.mail.delivery import deliver_due
+
+    smtp_cfg = replace(cfg, SMTP_HOST=smtp_server.host, SMTP_PORT=smtp_server.port)
+    return deliver_due(engine, smtp_cfg, now=at, batch_size=500).as_dict()
 
 
 def mover(engine: Engine, game_id: int) -> Seat:

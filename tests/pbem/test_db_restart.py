@@ -85,3 +85,13 @@ def test_moves_across_restarts_are_neither_lost_nor_duplicated(pg_url):
         assert numbers == list(range(1, 13))
         assert engine.state_to_json(replay_record(export_record(session, game_id))) == json.loads(game.state_json)
     db.dispose()
+
+
+@pytest.mark.parametrize("scheme", ["postgres://", "postgresql://"])
+def test_a_paas_style_database_url_connects_with_psycopg(pg_url, scheme):
+    url = scheme + pg_url.split("://", 1)[1]
+    db = make_engine(url)
+    with db.connect() as conn:
+        assert conn.execute(text("SELECT 1")).scalar_one() == 1
+    assert db.dialect.driver == "psycopg"
+    db.dispose()

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 import pytest
 from sqlmodel import select
 
-from clockkit import T0, game_row, headers, mails, make_cfg, mover, other, start_game, sweep
+from clockkit import T0, deliver, game_row, headers, mails, make_cfg, mover, other, start_game, sweep
 from pbem.db import make_engine, session_scope
 from pbem.models import Seat
 
@@ -38,10 +38,12 @@ def test_reminders_go_out_at_50_and_85_percent_of_the_deadline(engine, cfg):
         assert len(reminders_to(engine, ann)) == expected, minute
 
 
-def test_a_reminder_is_the_turn_email_with_fresh_links_and_the_time_left(engine, cfg):
+def test_a_reminder_is_the_turn_email_with_fresh_links_and_the_time_left(engine, cfg, smtp_server):
     game_id = start_game(engine, cfg, deadline_hours=10)
     sweep(engine, cfg, T0 + timedelta(hours=5))
+    deliver(engine, cfg, smtp_server, T0 + timedelta(hours=5))
     (reminder,) = reminders_to(engine, mover(engine, game_id).email)
+    assert reminder.status == "sent"
     assert "reminder" in reminder.subject.lower()
     assert "5 hours left" in reminder.text_body
     assert "Monday 12 January 2026, 20:00 (UTC)" in reminder.text_body
@@ -51,9 +53,10 @@ def test_a_reminder_is_the_turn_email_with_fresh_links_and_the_time_left(engine,
     assert headers(reminder)["List-Unsubscribe"].startswith("<http://korsar.test/u/")
 
 
-def test_the_time_left_is_told_in_the_players_own_time_zone(engine, cfg):
+def test_the_time_left_is_told_in_the_players_own_time_zone(engine, cfg, smtp_server):
     game_id = start_game(engine, cfg, deadline_hours=10, tz="America/New_York")
     sweep(engine, cfg, T0 + timedelta(hours=5))  # 10:00 EST: not quiet
+    deliver(engine, cfg, smtp_server, T0 + timedelta(hours=5))
     (reminder,) = reminders_to(engine, mover(engine, game_id).email)
     assert "Monday 12 January 2026, 15:00 (America/New_York)" in reminder.text_body
 
@@ -134,7 +137,7 @@ def test_a_move_restarts_the_ladder_for_the_next_player(engine, cfg):
     assert game.reminders_sent == 0
 
 
-def test_a_reminder_shows_only_the_recipients_own_hand(engine, cfg):
+def test_a_reminder_shows_only_the_recipients_own_hand(engine, cfg, smtp_server):
     import re
 
     import engine as korsar
@@ -144,6 +147,7 @@ def test_a_reminder_shows_only_the_recipients_own_hand(engine, cfg):
     game_id = start_game(engine, cfg, deadline_hours=10)
     seat = mover(engine, game_id)
     sweep(engine, cfg, T0 + timedelta(hours=5))
+    deliver(engine, cfg, smtp_server, T0 + timedelta(hours=5))
     (reminder,) = reminders_to(engine, seat.email)
     hands = re.findall(r'<div data-hand="(\w+)" data-seat="(\d+)">(.*?)</div>', reminder.html_body, re.S)
     assert [(kind, int(position)) for kind, position, _ in hands] == [("own", seat.position)]

@@ -126,3 +126,27 @@ def test_a_late_click_after_the_timeout_is_refused_as_stale(engine, cfg):
     with pytest.raises(StaleMove), session_scope(engine) as session:
         apply_game_move(session, cfg, game_id, ann.position, move, expected_version=0, now=DEADLINE)
     assert game_row(engine, game_id).version == 1
+
+
+def test_a_timeout_that_fails_rolls_back_alone_and_is_applied_once_at_the_next_sweep(database_url,
+                                                                                     monkeypatch):
+    from pbem.clocks import sweep as sweep_module
+
+    engine = make_engine(database_url)
+    cfg = make_cfg(database_url)
+    games = [start_game(engine, cfg, deadline_hours=1) for _ in range(3)]
+    real_bot_move = sweep_module.bot_move
+
+    def bot_move_failing_in_the_middle_game(game, seat, state):
+        if game.id == games[1]:
+            raise RuntimeError("a bug in one game")
+        return real_bot_move(game, seat, state)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(sweep_module, "bot_move", bot_move_failing_in_the_middle_game)
+        assert sweep(engine, cfg, T0 + timedelta(hours=2))["timeouts"] == 2
+    assert [game_row(engine, g).version for g in games] == [1, 0, 1]
+    assert sweep(engine, cfg, T0 + timedelta(hours=2, minutes=1))["timeouts"] == 1
+    assert sweep(engine, cfg, T0 + timedelta(hours=2, minutes=2))["timeouts"] == 0
+    assert [game_row(engine, g).version for g in games] == [1, 1, 1]
+    engine.dispose()

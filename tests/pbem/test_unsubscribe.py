@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from clockkit import T0, game_row, headers, mails, mover, seat_row, start_game, sweep
+from clockkit import T0, deliver, game_row, headers, mails, mover, seat_row, start_game, sweep
 from pbem.clocks.unsubscribe import sign_unsubscribe
 
 
@@ -72,9 +72,11 @@ def test_a_damaged_link_gets_a_clear_400_and_changes_nothing(client, setup, toke
     assert not seat_row(engine, game_id, mover(engine, game_id).position).unsubscribed
 
 
-def test_every_notification_email_carries_the_one_click_headers(client, setup):
+def test_every_notification_email_carries_the_one_click_headers(client, setup, smtp_server):
     engine, cfg, game_id = setup
     sweep(engine, cfg, T0 + timedelta(hours=5))
+    deliver(engine, cfg, smtp_server, T0 + timedelta(hours=5))  # a reminder is rendered when sent
+    assert mails(engine, "reminder")
     for row in mails(engine, "reminder"):
         assert headers(row)["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
         assert "/u/" in row.text_body

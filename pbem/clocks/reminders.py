@@ -1,0 +1,174 @@
+"""Due reminders: claimed a chunk at a time by the sweep, rendered when the worker sends them.
+
+The sweep (`queue_due_reminders`) takes a chunk of due games in ONE short transaction: it locks
+the rows that are still due (PostgreSQL: FOR UPDATE SKIP LOCKED, so a second worker skips them;
+SQLite: the transaction is BEGIN IMMEDIATE), moves each game to its next ladder step with one
+executemany UPDATE and queues the reminders with one multi-row INSERT. The claim and its outbox
+rows commit together: a crash loses nothing and sends nothing twice.
+
+The outbox row is queued "to be rendered" (`DEFERRED_TEXT` as its text, no HTML; the subject is
+already there for the admin outbox page). Just before sending, the delivery worker calls `render_deferred`, which
+builds the full reminder (hand, table, one signed link per legal move, time left) from the game
+as it is then, or cancels the row (status "cancelled", with the reason) when that seat's turn is
+already over. Rendering 1,000 full emails inside one sweep would take seconds; spread over
+delivery it costs what a turn email costs, and the links are the freshest possible.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+from sqlalchemy import bindparam, insert, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import load_only
+from sqlmodel import Session, col, select
+
+from pbem.clocks.emails import reminder_extra
+from pbem.clocks.schedule import is_clocked, next_reminder, on_vacation
+from pbem.clocks.unsubscribe import unsubscribe_headers, unsubscribe_url
+from pbem.config import Config
+from pbem.db import session_scope
+from pbem.games import notify
+from pbem.games.service import load_state
+from pbem.mail.outbox import Email, new_message_id
+from pbem.mail.render import environment, one_line, render_email
+from pbem.models import Game, GameStatus, OutboxMessage, OutboxStatus, Seat
+
+log = logging.getLogger("pbem.clocks")
+KIND = "reminder"
+CHUNK = 200  # games claimed per transaction: short locks, few round trips
+# The text of a reminder not rendered yet (also what the admin outbox page shows for it).
+DEFERRED_TEXT = ("This reminder is written from the game as it stands just before it is sent: "
+                 "the player's hand, the table and fresh move links.")
+_CLAIM_COLUMNS = (
+    load_only(Game.id, Game.name, Game.thread_id, Game.deadline_at, Game.deadline_hours,  # type: ignore[arg-type]
+              Game.reminders, Game.reminders_sent, Game.next_reminder_at, Game.on_timeout),
+    load_only(Seat.id, Seat.game_id, Seat.position, Seat.email, Seat.kind,  # type: ignore[arg-type]
+              Seat.handed_to_bot, Seat.unsubscribed, Seat.timezone, Seat.vacation_start,
+              Seat.vacation_end),
+)
+
+
+def wants_reminder(seat: Seat | None, now: datetime) -> bool:
+    return (seat is not None and is_clocked(seat) and notify.wants_mail(seat)
+            and not seat.unsubscribed and not on_vacation(seat, now))
+
+
+def _thread_domain(game: Game) -> str:
+    return game.thread_id.rpartition("@")[2].rstrip(">") or "localhost"
+
+
+def _pending_row(cfg: Config, game: Game, seat: Seat, now: datetime) -> dict[str, Any]:
+    """The outbox row of a reminder rendered at delivery (`is_deferred`)."""
+    extra = reminder_extra(game, seat, now)
+    subject = one_line(environment().get_template(f"{KIND}.subject.txt")
+                       .render(game={"name": game.name}, **extra))
+    return {
+        "game_id": game.id, "seat_id": seat.id, "kind": KIND, "to_addr": seat.email,
+        "subject": subject, "text_body": DEFERRED_TEXT, "html_body": "",
+        "message_id": new_message_id(_thread_domain(game)),
+        "in_reply_to": game.thread_id or None, "references": game.thread_id or None,
+        "headers_json": json.dumps(unsubscribe_headers(cfg, seat), sort_keys=True),
+        "status": OutboxStatus.PENDING, "attempts": 0,
+        # The instant of the claim (the sweep's clock): a turn started after it makes the
+        # reminder stale at delivery.
+        "next_attempt_at": now, "created_at": now,
+    }
+
+
+def queue_due_reminders(session: Session, cfg: Config, game_ids: list[int], now: datetime) -> int:
+    """Claim the still-due reminders of `game_ids` and queue their emails; returns how many."""
+    found = session.exec(
+        select(Game, Seat)
+        .outerjoin(Seat, (col(Seat.game_id) == col(Game.id)) & (col(Seat.position) == col(Game.to_move)))
+        .where(col(Game.id).in_(game_ids), Game.status == GameStatus.RUNNING,
+               col(Game.next_reminder_at) <= now)
+        .options(*_CLAIM_COLUMNS)
+        .with_for_update(of=Game, skip_locked=True)  # type: ignore[arg-type]
+    ).all()
+    steps, rows = [], []
+    for game, seat in found:
+        if game.deadline_at is not None and game.deadline_at <= now:
+            continue  # the timeout comes first; the timeout email says what happened
+        # Nobody (human) to move any more gives (last step, None): the stale time is dropped.
+        step, next_at = next_reminder(game, seat, game.reminders_sent + 1, not_before=now)
+        steps.append({"gid": game.id, "next_at": next_at, "step": step})
+        if wants_reminder(seat, now):
+            rows.append(_pending_row(cfg, game, seat, now))
+    if not steps:
+        return 0
+    table = Game.__table__  # type: ignore[attr-defined]
+    connection = session.connection()
+    connection.execute(
+        update(table).where(table.c.id == bindparam("gid"))
+        .values(next_reminder_at=bindparam("next_at"), reminders_sent=bindparam("step")), steps)
+    if rows:
+        connection.execute(insert(OutboxMessage.__table__), rows)  # type: ignore[attr-defined]
+    log.info("reminders queued=%s claimed=%s games=%s", len(rows), len(steps),
+             [r["game_id"] for r in rows])
+    return len(rows)
+
+
+# ---------------------------------------------------------------- at delivery
+class Rendered(str, Enum):
+    READY = "ready"  # the row now holds the full email: send it
+    CANCELLED = "cancelled"  # the turn is over (or the player opted out): never send it
+    LOST = "lost"  # another worker holds the row now
+
+
+def is_deferred(row: OutboxMessage) -> bool:
+    """A reminder queued by the sweep whose content is made just before it is sent."""
+    return row.kind == KIND and row.text_body == DEFERRED_TEXT
+
+
+def reminder_email(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> Email:
+    """The full reminder: the turn email's content with fresh links, plus the time left."""
+    context = notify.seat_context(session, cfg, game, seat, load_state(game))
+    context.update(reminder_extra(game, seat, now))
+    context["unsubscribe_url"] = unsubscribe_url(cfg, seat)
+    return render_email(KIND, seat.email or "", context, unsubscribe_headers(cfg, seat))
+
+
+def stale_reason(game: Game | None, seat: Seat | None, row: OutboxMessage, now: datetime) -> str | None:
+    """Why a queued reminder must not go out any more, or None."""
+    if game is None or seat is None or game.status != GameStatus.RUNNING:
+        return "the game is no longer running"
+    if game.to_move != seat.position or (game.turn_started_at is not None
+                                         and game.turn_started_at > row.created_at):
+        return "the turn was over before the reminder went out"
+    if game.deadline_at is not None and game.deadline_at <= now:
+        return "the deadline passed before the reminder went out"
+    if (seat.email or "").lower() != row.to_addr.lower():
+        return "the player's email address changed"
+    if not wants_reminder(seat, now):
+        return "the player no longer gets reminders (unsubscribed, on vacation or played by the bot)"
+    return None
+
+
+def render_deferred(engine: Engine, cfg: Config, row: OutboxMessage, worker_id: str,
+                    now: datetime) -> Rendered:
+    """Fill in `row` (claimed by `worker_id`) from the game as it is `now`, or cancel it."""
+    mine = (col(OutboxMessage.id) == row.id, OutboxMessage.claimed_by == worker_id,
+            OutboxMessage.status == OutboxStatus.SENDING)
+    with session_scope(engine) as session:
+        game = session.get(Game, row.game_id) if row.game_id is not None else None
+        seat = session.get(Seat, row.seat_id) if row.seat_id is not None else None
+        reason = stale_reason(game, seat, row, now)
+        if reason is not None:
+            done = session.execute(update(OutboxMessage).where(*mine).values(
+                status=OutboxStatus.CANCELLED, last_error=reason, claimed_by=None,
+                claimed_until=None, next_attempt_at=now))
+            return Rendered.CANCELLED if done.rowcount == 1 else Rendered.LOST  # type: ignore[attr-defined]
+        assert game is not None and seat is not None
+        email = reminder_email(session, cfg, game, seat, now)
+        values = {"subject": email.subject, "text_body": email.text_body, "html_body": email.html_body,
+                  "headers_json": json.dumps(email.headers, sort_keys=True)}
+        done = session.execute(update(OutboxMessage).where(*mine).values(**values))
+        if done.rowcount != 1:  # type: ignore[attr-defined]
+            return Rendered.LOST
+    for key, value in values.items():
+        setattr(row, key, value)
+    return Rendered.READY
