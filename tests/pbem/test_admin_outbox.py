@@ -105,3 +105,25 @@ def test_one_email_page_shows_its_text_and_error(admin_client, admin_app):
     page = text_of(admin_client.get(f"/admin/outbox/{row.id}"))
     assert row.to_addr in page and "Recipient address rejected" in page
     assert admin_client.get("/admin/outbox/999").status_code == 404
+
+
+def test_cancelled_reminders_have_their_own_tab_with_the_reason(admin_client, admin_app):
+    game_id = new_game(admin_app)
+    row = outbox(admin_app, game_id)[0]
+    with session_scope(db_of(admin_app)) as s:
+        cancelled = s.get(OutboxMessage, row.id)
+        cancelled.status, cancelled.last_error = OutboxStatus.CANCELLED, "the turn was already played"
+    assert "Nothing waiting" not in text_of(admin_client.get("/admin/outbox?show=cancelled"))
+    assert "the turn was already played" in text_of(admin_client.get("/admin/outbox?show=cancelled"))
+    assert "1 cancelled" in text_of(admin_client.get("/admin/outbox"))
+    assert "Not sent: the turn was already played" in text_of(admin_client.get(f"/admin/outbox/{row.id}"))
+
+
+def test_retrying_a_failed_email_gives_it_the_whole_retry_ladder_again(admin_client, admin_app):
+    game_id = new_game(admin_app)
+    row = outbox(admin_app, game_id)[0]
+    fail(admin_app, row.id)
+    admin_client.post(f"/admin/outbox/{row.id}/retry")
+    with Session(db_of(admin_app)) as s:
+        retried = s.get(OutboxMessage, row.id)
+        assert (retried.status, retried.attempts) == (OutboxStatus.PENDING, 0)

@@ -20,6 +20,8 @@ TABS: dict[str, tuple[str, ...]] = {
     "waiting": (OutboxStatus.PENDING, OutboxStatus.SENDING, OutboxStatus.FAILED),
     "failed": (OutboxStatus.FAILED,),
     "sent": (OutboxStatus.SENT,),
+    # Reminders whose turn was over before they could be written (never sent, by design).
+    "cancelled": (OutboxStatus.CANCELLED,),
 }
 
 

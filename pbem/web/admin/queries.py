@@ -114,7 +114,8 @@ def outbox_messages(
 
 
 def outbox_counts(session: Session) -> dict[str, int]:
-    counts = {s: 0 for s in (OutboxStatus.PENDING, OutboxStatus.SENDING, OutboxStatus.SENT, OutboxStatus.FAILED)}
+    counts = {s: 0 for s in (OutboxStatus.PENDING, OutboxStatus.SENDING, OutboxStatus.SENT,
+                             OutboxStatus.FAILED, OutboxStatus.CANCELLED)}
     for status, n in session.exec(select(OutboxMessage.status, func.count()).group_by(OutboxMessage.status)):
         counts[status] = n
     return counts
