@@ -4,13 +4,14 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
+import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
 from pbem.clocks.schedule import plan_turn
 from pbem.clocks.sweep import run_sweep
 from pbem.config import Config
-from pbem.db import session_scope
+from pbem.db import make_engine, session_scope
 from pbem.games.service import create_game, seats_of
 from pbem.models import Game, OutboxMessage, Seat
 
@@ -24,6 +25,19 @@ def make_cfg(database_url: str, **overrides: object) -> Config:
     for key, value in overrides.items():
         setattr(cfg, key, value)
     return cfg
+
+
+@pytest.fixture
+def engine(database_url):
+    """The test database's engine (import this fixture into a test module)."""
+    engine = make_engine(database_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def cfg(database_url):
+    return make_cfg(database_url)
 
 
 def start_game(engine: Engine, cfg: Config, *, now: datetime = T0, deadline_hours: float = 10,

@@ -7,23 +7,11 @@ from datetime import timedelta
 
 import pytest
 
-from clockkit import T0, game_row, mails, make_cfg, mover, other, seat_row, start_game, sweep
-from pbem.db import make_engine, session_scope
+from clockkit import T0, cfg, engine, game_row, mails, make_cfg, mover, other, seat_row, start_game, sweep  # noqa: F401  (cfg, engine: fixtures)
+from pbem.db import session_scope
 from pbem.games import lifecycle
 from pbem.games.service import GameError, GameNotRunning
 from pbem.models import GameStatus
-
-
-@pytest.fixture
-def engine(database_url):
-    engine = make_engine(database_url)
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture
-def cfg(database_url):
-    return make_cfg(database_url)
 
 
 def act(engine, fn, *args, **kwargs):

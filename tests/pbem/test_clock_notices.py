@@ -9,23 +9,11 @@ import engine as korsar
 import pytest
 from sqlmodel import select
 
-from clockkit import T0, game_row, mails, make_cfg, start_game, sweep
+from clockkit import T0, cfg, engine, game_row, mails, make_cfg, start_game, sweep  # noqa: F401  (cfg, engine: fixtures)
 from pbem.clocks.notices import next_digest_time, record_attacks
-from pbem.db import make_engine, session_scope
+from pbem.db import session_scope
 from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of
 from pbem.models import Seat
-
-
-@pytest.fixture
-def engine(database_url):
-    engine = make_engine(database_url)
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture
-def cfg(database_url):
-    return make_cfg(database_url)
 
 
 def attack(engine, cfg, game_id, *, attacker, owner, at, ship=1):

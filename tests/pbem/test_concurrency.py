@@ -135,8 +135,9 @@ def test_racing_players_bots_and_admins_never_lose_or_duplicate_a_move(database_
         tallies = [f.result() for f in players] + [worker.result()]
     assert [error for t in tallies for error in t.errors] == []
     stored = sum(_assert_consistent(database_url, game_id) for game_id in game_ids)
+    # How often the twins collided depends on timing; every collision must have been refused
+    # (the double-click test below forces one deterministically).
     assert stored == sum(t.counts["applied"] for t in tallies) > 0
-    assert sum(t.counts["stale"] for t in tallies) > 0  # the races did happen
 
 
 def test_a_double_click_in_two_processes_applies_the_move_once(database_url):

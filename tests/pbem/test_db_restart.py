@@ -95,3 +95,19 @@ def test_a_paas_style_database_url_connects_with_psycopg(pg_url, scheme):
         assert conn.execute(text("SELECT 1")).scalar_one() == 1
     assert db.dialect.driver == "psycopg"
     db.dispose()
+
+
+def test_the_worker_keeps_delivering_after_a_restart(app, smtp_server, pg_url):
+    from pbem.worker import run_once
+
+    db = app.extensions["korsar_db"]
+    cfg = app.config["KORSAR"]
+    for round_ in range(2):
+        with session_scope(db) as session:
+            create_game(session, cfg, [f"Ann <ann{round_}@korsar.test>", f"Bob <bob{round_}@korsar.test>"],
+                        seed=round_)
+        if round_:
+            assert restart_database(pg_url) >= 1
+        report = run_once(app)
+        assert all("error" not in job for job in report.values()), report
+        assert smtp_server.to(f"ann{round_}@korsar.test") and smtp_server.to(f"bob{round_}@korsar.test")

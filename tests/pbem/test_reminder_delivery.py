@@ -8,25 +8,13 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from clockkit import T0, deliver, game_row, mails, make_cfg, mover, start_game, sweep
+from clockkit import T0, cfg, deliver, engine, game_row, mails, make_cfg, mover, start_game, sweep  # noqa: F401  (cfg, engine: fixtures)
 from pbem.clocks import reminders
-from pbem.db import make_engine, session_scope
+from pbem.db import session_scope
 from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of
 from pbem.models import Seat
 
 DUE = T0 + timedelta(hours=5)  # the 50 % step of a 10 h turn started at T0
-
-
-@pytest.fixture
-def engine(database_url):
-    engine = make_engine(database_url)
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture
-def cfg(database_url):
-    return make_cfg(database_url)
 
 
 def play_the_turn(engine, cfg, game_id, at):

@@ -7,21 +7,9 @@ from datetime import datetime, timedelta
 import pytest
 from sqlmodel import select
 
-from clockkit import T0, deliver, game_row, headers, mails, make_cfg, mover, other, start_game, sweep
-from pbem.db import make_engine, session_scope
+from clockkit import T0, cfg, deliver, engine, game_row, headers, mails, make_cfg, mover, other, start_game, sweep  # noqa: F401  (cfg, engine: fixtures)
+from pbem.db import session_scope
 from pbem.models import Seat
-
-
-@pytest.fixture
-def engine(database_url):
-    engine = make_engine(database_url)
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture
-def cfg(database_url):
-    return make_cfg(database_url)
 
 
 def reminders_to(engine, address):

@@ -7,20 +7,13 @@ import engine as korsar
 import pytest
 from sqlmodel import select
 
-from clockkit import T0, game_row, mails, make_cfg, mover, other, seat_row, start_game, sweep
+from clockkit import T0, engine, game_row, mails, make_cfg, mover, other, seat_row, start_game, sweep  # noqa: F401
 from pbem.db import make_engine, session_scope
 from pbem.games.service import StaleMove, apply_game_move, bot_move, load_state, lock_game, \
     play_due_bots, seats_of
 from pbem.models import GameStatus, MoveRecord, Notice
 
 DEADLINE = T0 + timedelta(hours=10)
-
-
-@pytest.fixture
-def engine(database_url):
-    engine = make_engine(database_url)
-    yield engine
-    engine.dispose()
 
 
 @pytest.fixture
