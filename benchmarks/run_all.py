@@ -11,6 +11,7 @@ import sys
 BENCHMARKS: list[tuple[str, list[str]]] = [
     ("benchmarks.load_bench", ["--db", "sqlite", "postgresql"]),
     ("benchmarks.move_flatness", ["--db", "sqlite", "postgresql"]),
+    ("benchmarks.game_service_bench", ["--db", "sqlite", "postgresql"]),
     ("benchmarks.mail_bench", []),
     ("benchmarks.mail_bench", ["--db", "postgresql"]),
     ("benchmarks.clocks_bench", []),
