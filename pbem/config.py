@@ -4,9 +4,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from urllib.parse import urlsplit
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEV_SECRET_KEY = "dev-only-secret-key-change-me"
+
+
+def _is_loopback(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    return host in {"localhost", "::1"} or host.startswith("127.")
 
 
 def _default_database_url() -> str:
@@ -57,6 +63,10 @@ class Config:
             else:
                 value = raw
             setattr(cfg, f.name, value)
+        if not env.get("KORSAR_ENV") and not _is_loopback(cfg.BASE_URL):
+            # Served to the world without saying so: behave as production (no dev inbox,
+            # no development secret), never the other way round.
+            cfg.KORSAR_ENV = "production"
         if cfg.KORSAR_ENV == "production":
             cfg.DEV_INBOX = env.get("DEV_INBOX", "").lower() in {"1", "true", "yes", "on"}
         cfg.validate(explicit_secret="SECRET_KEY" in env and env["SECRET_KEY"] != "")

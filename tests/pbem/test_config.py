@@ -1,0 +1,38 @@
+"""Configuration from the environment: safe defaults, production refuses a missing secret."""
+from __future__ import annotations
+
+import pytest
+
+from pbem.config import DEV_SECRET_KEY, Config
+
+
+def test_defaults_suit_make_run():
+    cfg = Config.from_env({})
+    assert cfg.KORSAR_ENV == "development" and cfg.DEV_INBOX and cfg.SECRET_KEY == DEV_SECRET_KEY
+    assert cfg.DATABASE_URL.startswith("sqlite:///") and cfg.BASE_URL == "http://127.0.0.1:5000"
+
+
+@pytest.mark.parametrize("environ", [
+    {"KORSAR_ENV": "production"},
+    {"KORSAR_ENV": "production", "SECRET_KEY": DEV_SECRET_KEY},
+    {"BASE_URL": "https://korsar.example.com"},  # public and silent about its environment
+])
+def test_production_refuses_to_start_without_a_secret_key(environ):
+    with pytest.raises(RuntimeError, match="SECRET_KEY"):
+        Config.from_env(environ)
+
+
+def test_a_public_base_url_means_production_without_the_dev_inbox():
+    cfg = Config.from_env({"BASE_URL": "https://korsar.example.com/", "SECRET_KEY": "s3cret"})
+    assert cfg.is_production and not cfg.DEV_INBOX and cfg.BASE_URL == "https://korsar.example.com"
+
+
+def test_values_are_parsed_by_type():
+    cfg = Config.from_env({"SMTP_PORT": "2525", "WORKER_POLL_SECONDS": "0.25",
+                           "SECRET_KEY_FALLBACKS": "old1, old2", "KORSAR_ENV": "testing"})
+    assert (cfg.SMTP_PORT, cfg.WORKER_POLL_SECONDS, cfg.SECRET_KEY_FALLBACKS) == (2525, 0.25, ["old1", "old2"])
+
+
+def test_an_unknown_smtp_tls_mode_is_refused():
+    with pytest.raises(ValueError, match="SMTP_TLS"):
+        Config.from_env({"SMTP_TLS": "maybe"})
