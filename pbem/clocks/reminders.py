@@ -6,6 +6,9 @@ SQLite: the transaction is BEGIN IMMEDIATE), moves each game to its next ladder 
 executemany UPDATE and queues the reminders with one multi-row INSERT. The claim and its outbox
 rows commit together: a crash loses nothing and sends nothing twice.
 
+Turn emails (pbem.games.notify) are queued and written the same way: `render_deferred` serves
+both kinds; a turn email is cancelled when the game moved on from the turn it announced.
+
 The outbox row is queued "to be rendered" (`DEFERRED_TEXT` as its text, no HTML; the subject is
 already there for the admin outbox page). Just before sending, the delivery worker calls `render_deferred`, which
 builds the full reminder (hand, table, one signed link per legal move, time left) from the game
@@ -120,8 +123,9 @@ class Rendered(str, Enum):
 
 
 def is_deferred(row: OutboxMessage) -> bool:
-    """A reminder queued by the sweep whose content is made just before it is sent."""
-    return row.kind == KIND and row.text_body == DEFERRED_TEXT
+    """A reminder queued by the sweep, or a turn email, whose content is made just before it is sent."""
+    return ((row.kind == KIND and row.text_body == DEFERRED_TEXT)
+            or (row.kind == "turn" and row.text_body == notify.DEFERRED_TURN_TEXT))
 
 
 def reminder_email(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> Email:
@@ -156,14 +160,18 @@ def render_deferred(engine: Engine, cfg: Config, row: OutboxMessage, worker_id: 
     with session_scope(engine) as session:
         game = session.get(Game, row.game_id) if row.game_id is not None else None
         seat = session.get(Seat, row.seat_id) if row.seat_id is not None else None
-        reason = stale_reason(game, seat, row, now)
+        turn = row.kind == "turn"
+        reason = notify.turn_stale_reason(game, seat, row) if turn else stale_reason(game, seat, row, now)
         if reason is not None:
             done = session.execute(update(OutboxMessage).where(*mine).values(
                 status=OutboxStatus.CANCELLED, last_error=reason, claimed_by=None,
                 claimed_until=None, next_attempt_at=now))
             return Rendered.CANCELLED if done.rowcount == 1 else Rendered.LOST  # type: ignore[attr-defined]
         assert game is not None and seat is not None
-        email = reminder_email(session, cfg, game, seat, now)
+        if turn:
+            email = notify.deferred_turn_email(session, cfg, game, seat, row)
+        else:
+            email = reminder_email(session, cfg, game, seat, now)
         values = {"subject": email.subject, "text_body": email.text_body, "html_body": email.html_body,
                   "headers_json": json.dumps(email.headers, sort_keys=True)}
         done = session.execute(update(OutboxMessage).where(*mine).values(**values))

@@ -17,9 +17,9 @@ from pbem import links
 from pbem.clocks.schedule import local_time_text
 from pbem.config import Config
 from pbem.games.board import board
-from pbem.mail.outbox import enqueue
-from pbem.mail.render import render_email
-from pbem.models import Game, MoveRecord, OutboxMessage, Seat, SeatKind
+from pbem.mail.outbox import Email, enqueue
+from pbem.mail.render import environment, one_line, render_email
+from pbem.models import Game, GameStatus, MoveRecord, OutboxMessage, Seat, SeatKind
 
 RULES_SUMMARY = [
     "On your turn you do one thing: draw a card, play a merchant ship in front of you, "
@@ -109,11 +109,17 @@ def queue_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
                      seats: list[Seat] | None = None) -> OutboxMessage | None:
     """The "your turn" email (or a `kind` that reuses its context, e.g. a reminder).
 
-    A turn email moves the seat's "since your last turn" mark; other kinds leave it.
-    `seats` is accepted from callers that hold them already; nothing here needs them.
+    A turn email is queued to be written at delivery (`DEFERRED_TURN_TEXT`, see
+    `deferred_turn_email`) and moves the seat's "since your last turn" mark; other kinds are
+    rendered now and leave it. `seats` is accepted from callers that hold them already.
     """
     if seat.handed_to_bot or not wants_mail(seat):
         return None
+    if kind == "turn":
+        row = _queue_deferred_turn(session, game, seat, state)
+        seat.last_seen_version = state.version
+        session.add(seat)
+        return row
     context = seat_context(session, cfg, game, seat, state)
     context.update(extra or {})
     row = queue_email(session, cfg, game, seat, kind, context)
@@ -121,6 +127,62 @@ def queue_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
         seat.last_seen_version = state.version
         session.add(seat)
     return row
+
+
+# ---------------------------------------------------------------- turn emails, written at delivery
+# The text of a turn email not written yet (also what the admin outbox page shows for it).
+DEFERRED_TURN_TEXT = ("This turn email is written from the game as it stands just before it is "
+                      "sent: the player's hand, the table and fresh move links.")
+# Where the placeholder keeps the turn it is for and the "since" mark; the full email's own
+# headers replace it when it is written.
+TURN_MARK_HEADER = "X-Korsar-Turn"
+
+
+def _queue_deferred_turn(session: Session, game: Game, seat: Seat,
+                         state: engine.GameState) -> OutboxMessage:
+    subject = one_line(environment().get_template("turn.subject.txt")
+                       .render(game={"name": game.name}, board={"you": seat.name}))
+    mark = {TURN_MARK_HEADER: f"{state.version}:{seat.last_seen_version}"}
+    placeholder = Email(kind="turn", to_addr=seat.email or "", subject=subject,
+                        text_body=DEFERRED_TURN_TEXT, html_body="", headers=mark)
+    domain = game.thread_id.rpartition("@")[2].rstrip(">") or "localhost"
+    return enqueue(session, placeholder, domain=domain, game_id=game.id, seat_id=seat.id,
+                   thread_id=game.thread_id)
+
+
+def turn_mark(row: OutboxMessage) -> tuple[int, int] | None:
+    """(version the turn email is for, "since" mark) of a turn email not written yet."""
+    try:
+        version, since = json.loads(row.headers_json or "{}")[TURN_MARK_HEADER].split(":")
+        return int(version), int(since)
+    except (KeyError, ValueError, AttributeError):
+        return None
+
+
+def turn_stale_reason(game: Game | None, seat: Seat | None, row: OutboxMessage) -> str | None:
+    """Why a queued turn email must not go out any more (its turn is over), or None."""
+    mark = turn_mark(row)
+    if mark is None:
+        return "the turn email lost its turn mark"
+    if game is None or seat is None or game.status != GameStatus.RUNNING:
+        return "the game is no longer running"
+    if game.version != mark[0] or game.to_move != seat.position:
+        return "the turn was over before the turn email went out"
+    if (seat.email or "").lower() != row.to_addr.lower():
+        return "the player's email address changed"
+    if seat.handed_to_bot or not wants_mail(seat):
+        return "the bot plays this seat now"
+    return None
+
+
+def deferred_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
+                        row: OutboxMessage) -> Email:
+    """The full turn email from the game as it is now (fresh links; news since the mark)."""
+    mark = turn_mark(row)
+    assert mark is not None
+    state = engine.state_from_json(json.loads(game.state_json))
+    context = seat_context(session, cfg, game, seat, state, since=mark[1])
+    return render_email("turn", seat.email or "", context)
 
 
 def queue_game_start(session: Session, cfg: Config, game: Game, seats: list[Seat],

@@ -290,6 +290,11 @@ def create_game(
 
 
 # ---------------------------------------------------------------- moves
+# The columns start_turn writes: folded into the move's one versioned UPDATE.
+TURN_CLOCK_FIELDS = ("turn_started_at", "reminders_sent", "deadline_at", "next_reminder_at",
+                     "bot_due_at")
+
+
 @dataclass(frozen=True)
 class MoveOutcome:
     """What an applied move did."""
@@ -367,17 +372,26 @@ def apply_game_move(
     expected_version: int | None = None,
     source: str = "player",
     now: datetime | None = None,
+    game: Game | None = None,
+    seats: list[Seat] | None = None,
 ) -> MoveOutcome:
-    """Apply `position`'s move to the game, store it, queue its emails and start the next turn."""
+    """Apply `position`'s move to the game, store it, queue its emails and start the next turn.
+
+    `game` and `seats`: the caller already locked the game row (`lock_game`) and loaded its
+    seats (`seats_of`) in this transaction; they are not queried again.
+    """
     from pbem.games import notify
 
     now = now or utcnow()
-    game = lock_game(session, game_id)
+    if game is None or game.id != game_id:
+        game = lock_game(session, game_id)
+        seats = None
     try:
         move = engine.normalize_move(move)
     except engine.IllegalMove as exc:
         raise IllegalMoveError(str(exc)) from None
-    seats = seats_of(session, game.id)  # type: ignore[arg-type]
+    if seats is None:
+        seats = seats_of(session, game.id)  # type: ignore[arg-type]
     if not 0 <= position < len(seats):
         raise IllegalMoveError("There is no such seat in this game.")
     problem = refusal(session, game, position, move, expected_version, check_rules=False,
@@ -391,10 +405,20 @@ def apply_game_move(
         raise IllegalMoveError(str(exc)) from None
 
     old_version, new_version = game.version, new_state.version
-    values = {"state_json": dump_state(new_state), "version": new_version,
-              "to_move": new_state.to_move, "updated_at": now}
-    result = session.execute(update(Game).where(Game.id == game.id, Game.version == old_version)
-                             .values(**values))
+    values: dict[str, Any] = {"state_json": dump_state(new_state), "version": new_version,
+                              "to_move": new_state.to_move, "updated_at": now}
+    if new_state.finished:
+        values.update(status=GameStatus.FINISHED, finished_at=now)
+    # One versioned UPDATE carries the move and the next turn's clock; set_committed_value
+    # below leaves nothing dirty, so the flush does not write the game row a second time.
+    with session.no_autoflush:  # the clock fields start_turn sets must not be flushed on their own
+        for key in ("to_move", "status"):
+            if key in values:
+                set_committed_value(game, key, values[key])
+        start_turn(game, seats, cfg, now)
+        values.update({key: getattr(game, key) for key in TURN_CLOCK_FIELDS})
+        result = session.execute(update(Game).where(Game.id == game.id, Game.version == old_version)
+                                 .values(**values))
     if result.rowcount != 1:  # type: ignore[attr-defined]
         raise StaleMove("Someone else's move was stored first. Open your game page.")
     for key, value in values.items():
@@ -411,11 +435,6 @@ def apply_game_move(
 
     from pbem.clocks.notices import record_attacks  # clocks: "your ship was attacked" notices
     record_attacks(session, cfg, game, seats, event_dicts, now)
-    if new_state.finished:
-        game.status = GameStatus.FINISHED
-        game.finished_at = now
-    start_turn(game, seats, cfg, now)
-    session.add(game)
     if new_state.finished:
         notify.queue_game_over(session, cfg, game, seats, new_state)
     else:
@@ -446,7 +465,7 @@ def _play_one_bot(session: Session, cfg: Config, game_id: int, now: datetime) ->
         return False
     move = bot_move(game, seat, load_state(game))
     apply_game_move(session, cfg, game_id, seat.position, move, expected_version=game.version,
-                    source="bot", now=now)
+                    source="bot", now=now, game=game)
     return True
 
 

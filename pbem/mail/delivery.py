@@ -72,7 +72,7 @@ class DeliveryReport:
     sent: int = 0
     retried: int = 0  # attempted, failed temporarily, will be tried again
     failed: int = 0  # given up (5xx, malformed, too many attempts)
-    cancelled: int = 0  # never to be sent (a reminder whose turn was over; pbem.clocks.reminders)
+    cancelled: int = 0  # never to be sent (a reminder or turn email whose turn was over; pbem.clocks.reminders)
     deferred: int = 0  # not attempted (server unreachable, shutdown, lease lost)
 
     def as_dict(self) -> dict[str, int]:
@@ -290,11 +290,11 @@ def deliver_due(
                 _fail(engine, row, worker_id, report,
                       f"gave up after {row.attempts - 1} attempts (workers stopped while sending it)", clock())
                 continue
-            if is_deferred(row):  # a reminder is rendered now, from the game as it is
+            if is_deferred(row):  # a reminder or turn email is rendered now, from the game as it is
                 try:
                     rendered = render_deferred(engine, cfg, row, worker_id, clock())
                 except Exception as exc:  # noqa: BLE001  (a bug in one game's email must not stop the batch)
-                    log.exception("rendering a reminder failed")
+                    log.exception("rendering a deferred email failed")
                     _fail(engine, row, worker_id, report, f"could not render: {type(exc).__name__}", clock())
                     continue
                 if rendered is not Rendered.READY:

@@ -61,6 +61,22 @@ def _load_seat(session: Session, token: links.SeatToken) -> tuple[Game, Seat]:
     return game, seat
 
 
+def _lock_seat(session: Session, token: links.SeatToken) -> tuple[Game, list[Seat], Seat]:
+    """Like `_load_seat`, with the game row locked and every seat loaded once (for a move)."""
+    try:
+        game = service.lock_game(session, token.game_id)
+    except service.NotFound:
+        raise links.LinkError("This game does not exist any more.", 404) from None
+    seats = service.seats_of(session, token.game_id)
+    seat = next((s for s in seats if s.position == token.position), None)
+    if seat is None:
+        raise links.LinkError("This link does not belong to any player of this game.", 403)
+    if seat.link_nonce != token.nonce:
+        raise links.LinkError("This link has been replaced by a newer one (for example after an "
+                              "email address change). Use the links in your latest email.", 403)
+    return game, seats, seat
+
+
 def _page_context(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
     state = service.load_state(game)
     view = engine.player_view(state, seat.position)
@@ -105,11 +121,11 @@ def play_move(token: str) -> Any:
     game_url = None
     try:
         with session_scope(db()) as session:
-            game, seat = _load_seat(session, parsed.seat)
+            game, seats, seat = _lock_seat(session, parsed.seat)
             game_url = _seat_url(game.id, seat)  # type: ignore[arg-type]
             outcome = service.apply_game_move(session, cfg, parsed.game_id, parsed.position,
                                               parsed.move, expected_version=parsed.version,
-                                              source="player")
+                                              source="player", game=game, seats=seats)
     except links.LinkError as exc:
         return _error_page(exc.message, exc.status)
     except service.GameError as exc:

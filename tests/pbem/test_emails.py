@@ -155,6 +155,7 @@ def test_the_game_name_is_validated_like_a_player_name(app):
         start_game(app, ["Ann <ann@example.com>", "Bob <bob@example.com>"], name="Game\r\nBcc: x")
     game_id = start_game(app, ["Ann <ann@example.com>", "Bob <bob@example.com>"], name="Friday <b>")
     assert game_row(app, game_id).name == "Friday <b>"
+    deliver(app)  # the turn email is written when it is sent
     assert all("Friday &lt;b&gt;" in m.html_body for m in outbox(app))
 
 
@@ -169,6 +170,7 @@ def test_the_turn_email_shows_battles_holds_and_captains_in_words(app):
                           (1, {"action": "play", "card": "B3", "target": 1}),
                           (0, {"action": "play", "card": "G1", "target": 1})]:
             service.apply_game_move(s, cfg_of(app), game_id, pos, move)
+    deliver(app)  # turn emails are written when they are sent
     bob = outbox(app, to_addr="bob@example.com", kind="turn")[-1].text_body
     assert "Ship 1: Merchant ship (5 gold), owner Ann" in bob
     assert "you: Blue, strength 3 (strongest) - Blue 3" in bob
@@ -178,6 +180,7 @@ def test_the_turn_email_shows_battles_holds_and_captains_in_words(app):
     assert "Play the Blue captain on Ann's ship 1 (5 gold)" in [s for s, _ in move_links(bob)]
     with session_scope(db_of(app)) as s:
         service.apply_game_move(s, cfg_of(app), game_id, 1, {"action": "play", "card": "BC", "target": 1})
+    deliver(app)
     ann = outbox(app, to_addr="ann@example.com", kind="turn")[-1]
     assert "Leading: Blue captain of Bob" in ann.text_body
     assert "Bob played the Blue captain on your ship 1 (5 gold)." in ann.text_body

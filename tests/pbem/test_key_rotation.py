@@ -12,6 +12,7 @@ from sqlmodel import select
 from pbem import create_app, csrf
 from pbem.db import read_scope, session_scope
 from pbem.games.service import create_game
+from pbem.mail.delivery import deliver_due
 from pbem.models import Game, MoveRecord, OutboxMessage, Seat
 
 OLD, NEW = "old-secret-key", "new-secret-key"
@@ -33,7 +34,8 @@ def _app(app_config: dict, key: str, fallbacks: list[str]):
 
 
 def _links_to(app, address: str) -> list[str]:
-    """Paths of the links in the newest email to `address`."""
+    """Paths of the links in the newest email to `address`, as `app`'s mail worker writes it."""
+    deliver_due(app.extensions["korsar_db"], app.config["KORSAR"])  # turn emails: written when sent
     with read_scope(app.extensions["korsar_db"]) as session:
         row = session.exec(select(OutboxMessage).where(OutboxMessage.to_addr == address)
                            .order_by(OutboxMessage.id.desc())).first()
