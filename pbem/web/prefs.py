@@ -163,12 +163,16 @@ def _unsubscribe_target(token: str) -> tuple[Game, Seat] | None:
         return game, seat
 
 
+def _damaged_unsubscribe_link() -> Any:
+    return _error("This unsubscribe link is damaged or was not made by us. "
+                  "Copy the whole link from your email.", 400)
+
+
 @bp.route("/u/<token>", methods=["GET"])
 def unsubscribe_page(token: str) -> Any:
     target = _unsubscribe_target(token)
     if target is None:
-        return _error("This unsubscribe link is damaged or was not made by us. "
-                      "Copy the whole link from your email.", 400)
+        return _damaged_unsubscribe_link()
     game, seat = target
     return render_template("prefs/unsubscribe.html", game=game, seat=seat, token=token, done=False)
 
@@ -177,8 +181,7 @@ def unsubscribe_page(token: str) -> Any:
 def unsubscribe(token: str) -> Any:
     target = _unsubscribe_target(token)
     if target is None:
-        return _error("This unsubscribe link is damaged or was not made by us. "
-                      "Copy the whole link from your email.", 400)
+        return _damaged_unsubscribe_link()
     game, seat = target
     with session_scope(db()) as session:
         row = session.get(Seat, seat.id)
