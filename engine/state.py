@@ -15,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import CODE_KIND, KIND_CODES, KIND_COLOUR, KIND_STRENGTH, KIND_VALUE, N_KINDS, \
-    N_MERCHANT_KINDS
+from engine.cards import CODE_KIND, KIND_CODES, KIND_COLOUR, KIND_STRENGTH, N_KINDS
 from engine.errors import ConfigError
 
 END_SETTLEMENTS = ("resolve", "none")

@@ -4,9 +4,7 @@ from __future__ import annotations
 import click
 from flask import Flask
 from flask.cli import with_appcontext
-from flask.cli import with_appcontext
 
-from pbem.db import create_all
 from pbem.web.context import db
 
 
@@ -32,8 +30,10 @@ def create_admin_command(email: str, password: str) -> None:
     """Create an admin account for the dashboard (or set a new password for it)."""
     from pbem.auth import AdminError, create_admin
     from pbem.db import session_scope
+    from pbem.migrations import upgrade_database
+    from pbem.web.context import config
 
-    create_all(db())
+    upgrade_database(config().DATABASE_URL)  # the schema comes from the migrations only
     try:
         with session_scope(db()) as session:
             admin = create_admin(session, email, password)

@@ -97,13 +97,8 @@ def wait_for_port(host: str, port: int, timeout: float, proc: subprocess.Popen |
 
 def prepare_database(url: str) -> None:
     """What `flask --app pbem init-db` does (migrations), without a second interpreter."""
-    try:
-        from pbem.migrations import upgrade_database
-    except ImportError:
-        from pbem.db import create_all, make_engine
+    from pbem.migrations import upgrade_database
 
-        create_all(make_engine(url))
-        return
     print(f"korsar dev: {upgrade_database(url)}", flush=True)
 
 

@@ -99,18 +99,23 @@ def vacation(token: str) -> Any:
     return redirect(f"/g/{token}/prefs?saved=vacation", 303)
 
 
+def _update_seat(game_id: int, position: int, **values: object) -> None:
+    """Change the seat's preferences; reminders of a turn under way follow at once."""
+    with session_scope(db()) as session:
+        game = lock_game(session, game_id)
+        seat = session.exec(select(Seat).where(Seat.game_id == game_id,
+                                               Seat.position == position)).one()
+        for field, value in values.items():
+            setattr(seat, field, value)
+        session.add(seat)
+        if game.status == GameStatus.RUNNING and game.to_move == position and game.deadline_at:
+            replan_reminders(game, seat, utcnow())
+            session.add(game)
+
+
 def _set_flag(token: str, field: str, value: bool) -> Any:
     try:
-        game_id, position = _seat_from(token)
-        with session_scope(db()) as session:
-            game = lock_game(session, game_id)
-            seat = session.exec(select(Seat).where(Seat.game_id == game_id,
-                                                   Seat.position == position)).one()
-            setattr(seat, field, value)
-            session.add(seat)
-            if game.status == GameStatus.RUNNING and game.to_move == position and game.deadline_at:
-                replan_reminders(game, seat, utcnow())
-                session.add(game)
+        _update_seat(*_seat_from(token), **{field: value})
     except links.LinkError as exc:
         return _error(exc.message, exc.status)
     return redirect(f"/g/{token}/prefs?saved={field}", 303)
@@ -135,15 +140,7 @@ def set_timezone(token: str) -> Any:
         if name not in available_timezones():
             raise GameError(f"{name or 'An empty name'!r} is not a time zone like Europe/Paris "
                             "or America/New_York.", 422)
-        with session_scope(db()) as session:
-            game = lock_game(session, game_id)
-            seat = session.exec(select(Seat).where(Seat.game_id == game_id,
-                                                   Seat.position == position)).one()
-            seat.timezone = name
-            session.add(seat)
-            if game.status == GameStatus.RUNNING and game.to_move == position and game.deadline_at:
-                replan_reminders(game, seat, utcnow())
-                session.add(game)
+        _update_seat(game_id, position, timezone=name)
     except links.LinkError as exc:
         return _error(exc.message, exc.status)
     except GameError as exc:

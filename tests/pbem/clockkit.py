@@ -12,7 +12,7 @@ from pbem.clocks.schedule import plan_turn
 from pbem.clocks.sweep import run_sweep
 from pbem.config import Config
 from pbem.db import make_engine, session_scope
-from pbem.games.service import create_game, seats_of
+from pbem.games.service import apply_game_move, bot_move, create_game, load_state, lock_game, seats_of
 from pbem.models import Game, OutboxMessage, Seat
 
 T0 = datetime(2026, 1, 12, 10, 0)  # a Monday, 10:00 UTC
@@ -107,3 +107,12 @@ def other(engine: Engine, game_id: int) -> Seat:
     """The (first) seat not to move."""
     game = game_row(engine, game_id)
     return seat_row(engine, game_id, 1 if game.to_move == 0 else 0)
+
+
+def play_the_turn(engine: Engine, cfg: Config, game_id: int, at: datetime = T0) -> None:
+    """The player to move plays (the greedy bot's choice), as a click at `at` would."""
+    with session_scope(engine) as session:
+        game = lock_game(session, game_id)
+        seat = seats_of(session, game_id)[game.to_move]
+        apply_game_move(session, cfg, game_id, seat.position, bot_move(game, seat, load_state(game)),
+                        expected_version=game.version, now=at)

@@ -9,7 +9,7 @@ import engine as korsar
 import pytest
 from sqlmodel import select
 
-from clockkit import T0, cfg, engine, game_row, mails, make_cfg, start_game, sweep  # noqa: F401  (cfg, engine: fixtures)
+from clockkit import T0, cfg, engine, game_row, mails, start_game, sweep  # noqa: F401  (cfg, engine: fixtures)
 from pbem.clocks.notices import next_digest_time, record_attacks
 from pbem.db import session_scope
 from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of

@@ -8,21 +8,12 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from clockkit import T0, cfg, deliver, engine, game_row, mails, make_cfg, mover, start_game, sweep  # noqa: F401  (cfg, engine: fixtures)
+from clockkit import T0, cfg, deliver, engine, game_row, mails, mover, play_the_turn, start_game, sweep  # noqa: F401  (cfg, engine: fixtures)
 from pbem.clocks import reminders
 from pbem.db import session_scope
-from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of
 from pbem.models import Seat
 
 DUE = T0 + timedelta(hours=5)  # the 50 % step of a 10 h turn started at T0
-
-
-def play_the_turn(engine, cfg, game_id, at):
-    with session_scope(engine) as session:
-        game = lock_game(session, game_id)
-        seat = seats_of(session, game_id)[game.to_move]
-        apply_game_move(session, cfg, game_id, seat.position, bot_move(game, seat, load_state(game)),
-                        expected_version=game.version, now=at)
 
 
 def unsubscribe(engine, game_id, position):

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-import pytest
 from sqlmodel import select
 
-from clockkit import T0, cfg, deliver, engine, game_row, headers, mails, make_cfg, mover, other, start_game, sweep  # noqa: F401  (cfg, engine: fixtures)
+from clockkit import T0, cfg, deliver, engine, game_row, headers, mails, mover, other, play_the_turn, start_game, sweep  # noqa: F401  (cfg, engine: fixtures)
 from pbem.db import session_scope
 from pbem.models import Seat
 
@@ -109,16 +108,9 @@ def test_an_unsubscribed_player_gets_no_reminders(engine, cfg):
 
 
 def test_a_move_restarts_the_ladder_for_the_next_player(engine, cfg):
-    from pbem.games.service import apply_game_move, bot_move, load_state
-
     game_id = start_game(engine, cfg, deadline_hours=10)
     sweep(engine, cfg, T0 + timedelta(hours=5))
-    with session_scope(engine) as session:
-        from pbem.games.service import lock_game, seats_of
-        game = lock_game(session, game_id)
-        seat = seats_of(session, game_id)[game.to_move]
-        apply_game_move(session, cfg, game_id, seat.position, bot_move(game, seat, load_state(game)),
-                        expected_version=0, now=T0 + timedelta(hours=6))
+    play_the_turn(engine, cfg, game_id, T0 + timedelta(hours=6))
     game = game_row(engine, game_id)
     assert game.deadline_at == T0 + timedelta(hours=16)
     assert game.next_reminder_at == T0 + timedelta(hours=11)

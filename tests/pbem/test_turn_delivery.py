@@ -8,10 +8,10 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from clockkit import T0, cfg, deliver, engine, mails, mover, other, start_game  # noqa: F401  (cfg, engine: fixtures)
+from clockkit import cfg, deliver, engine, mails, mover, play_the_turn, start_game  # noqa: F401  (cfg, engine: fixtures)
 from pbem.db import session_scope
 from pbem.games import notify
-from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of
+from pbem.games.service import load_state, seats_of
 from pbem.models import Game, GameStatus, Seat, utcnow
 
 
@@ -19,14 +19,6 @@ from pbem.models import Game, GameStatus, Seat, utcnow
 def send(engine, cfg, smtp_server, later=timedelta(0)):
     """The worker's pass now (outbox rows are due from the real clock) plus `later`."""
     return deliver(engine, cfg, smtp_server, utcnow() + later)
-
-
-def play_the_turn(engine, cfg, game_id, at=T0):
-    with session_scope(engine) as session:
-        game = lock_game(session, game_id)
-        seat = seats_of(session, game_id)[game.to_move]
-        apply_game_move(session, cfg, game_id, seat.position, bot_move(game, seat, load_state(game)),
-                        expected_version=game.version, now=at)
 
 
 def pause(engine, cfg, game_id):

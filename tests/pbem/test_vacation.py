@@ -7,7 +7,7 @@ from datetime import date, datetime, timedelta
 import pytest
 from sqlmodel import select
 
-from clockkit import T0, game_row, mails, mover, other, seat_row, start_game, sweep
+from clockkit import T0, game_row, mails, mover, other, play_the_turn, seat_row, start_game, sweep
 from pbem.clocks.vacation import take_vacation
 from pbem.db import session_scope
 from pbem.games.service import GameError
@@ -62,16 +62,11 @@ def test_reminders_wait_until_the_vacation_is_over(setup):
 
 
 def test_a_vacation_before_the_turn_moves_that_turns_deadline(setup):
-    from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of
 
     engine, cfg, game_id = setup
     waiting = other(engine, game_id)
     book(engine, cfg, game_id, waiting.position, date(2026, 1, 12), date(2026, 1, 12))  # from now to midnight
-    with session_scope(engine) as session:
-        game = lock_game(session, game_id)
-        seat = seats_of(session, game_id)[game.to_move]
-        apply_game_move(session, cfg, game_id, seat.position, bot_move(game, seat, load_state(game)),
-                        expected_version=0, now=T0 + timedelta(hours=1))
+    play_the_turn(engine, cfg, game_id, T0 + timedelta(hours=1))
     assert game_row(engine, game_id).deadline_at == datetime(2026, 1, 13) + timedelta(hours=48)
 
 
