@@ -20,8 +20,8 @@ from pbem.config import Config
 from pbem.games import notify
 from pbem.games.service import load_state, mail_domain
 from pbem.links import seat_url, sign_seat
-from pbem.mail.outbox import enqueue
-from pbem.mail.render import render_email
+from pbem.mail.outbox import Email, OutboxRow, enqueue
+from pbem.mail.render import environment, one_line, render_email
 from pbem.models import AdminUser, Game, OutboxMessage, Seat, SeatKind
 
 
@@ -30,7 +30,7 @@ def game_page_url(cfg: Config, seat: Seat) -> str:
 
 
 def _queue(session: Session, cfg: Config, game: Game, to_addr: str, seat: Seat | None, name: str,
-           context: dict[str, Any], *, headers: dict[str, str] | None = None) -> OutboxMessage:
+           context: dict[str, Any], *, headers: dict[str, str] | None = None) -> OutboxRow:
     context = {"game": game, "seat": seat, "base_url": cfg.BASE_URL, **context}
     email = render_email(name, to_addr, context, headers)
     return enqueue(session, email, domain=mail_domain(cfg), game_id=game.id,
@@ -76,23 +76,51 @@ def queue_reminder(session: Session, cfg: Config, game: Game, seat: Seat,
     """A reminder: the turn email's content and fresh links, plus how long is left (local time)."""
     extra = reminder_extra(game, seat, now)
     extra["unsubscribe_url"] = unsubscribe_url(cfg, seat)
-    row = notify.queue_turn_email(session, cfg, game, seat, load_state(game), seats=seats,
-                                  kind="reminder", extra=extra)
-    if isinstance(row, OutboxMessage):
-        headers = json.loads(row.headers_json or "{}")
-        headers.update(unsubscribe_headers(cfg, seat))
-        row.headers_json = json.dumps(headers, sort_keys=True)
-        session.add(row)
-    return row
+    return notify.queue_turn_email(session, cfg, game, seat, load_state(game), seats=seats,
+                                   kind="reminder", extra=extra,
+                                   headers=unsubscribe_headers(cfg, seat))
 
 
 # ---------------------------------------------------------------- timeouts and lifecycle
+# The text of a timeout email not written yet (also what the admin outbox page shows for it);
+# the move played for the player waits in its headers until the delivery worker writes it.
+DEFERRED_AUTOPLAY_TEXT = ("This email is written just before it is sent: it tells the player which "
+                          "move the bot played for them when their deadline passed.")
+AUTOPLAY_MOVE_HEADER = "X-Korsar-Autoplay-Move"
+
+
 def queue_timeout_autoplay(session: Session, cfg: Config, game: Game, seat: Seat, *,
                            move_text: str, now: datetime) -> None:
-    """Tell the player what the bot played for them when their deadline passed."""
+    """Tell the player what the bot played for them when their deadline passed.
+
+    Written at delivery (`timeout_autoplay_email`), like turn emails: a sweep with many
+    timeouts queues them cheaply, and the game page link in it is signed when it is sent.
+    """
     if mailable(seat):
-        _queue(session, cfg, game, seat.email or "", seat, "timeout_autoplay",
-               {"move_text": move_text, **_personal(cfg, seat, notification=False)})
+        subject = one_line(environment().get_template("timeout_autoplay.subject.txt")
+                           .render(game={"name": game.name}))
+        placeholder = Email(kind="timeout_autoplay", to_addr=seat.email or "", subject=subject,
+                            text_body=DEFERRED_AUTOPLAY_TEXT, html_body="",
+                            headers={AUTOPLAY_MOVE_HEADER: move_text})
+        enqueue(session, placeholder, domain=mail_domain(cfg), game_id=game.id, seat_id=seat.id,
+                thread_id=game.thread_id or None)
+
+
+def autoplay_stale_reason(seat: Seat | None, row: OutboxMessage) -> str | None:
+    """Why a queued timeout email must not go out any more, or None."""
+    if seat is None:
+        return "the seat no longer exists"
+    if (seat.email or "").lower() != row.to_addr.lower():
+        return "the player's email address changed"  # its fresh game link must not go to the old one
+    return None
+
+
+def timeout_autoplay_email(cfg: Config, game: Game, seat: Seat, row: OutboxMessage) -> Email:
+    """The full timeout email of a queued placeholder (`queue_timeout_autoplay`)."""
+    move_text = json.loads(row.headers_json or "{}").get(AUTOPLAY_MOVE_HEADER, "")
+    context = {"game": game, "seat": seat, "base_url": cfg.BASE_URL, "move_text": move_text,
+               **_personal(cfg, seat, notification=False)}
+    return render_email("timeout_autoplay", row.to_addr, context)
 
 
 def queue_paused(session: Session, cfg: Config, game: Game, seats: list[Seat], *, reason: str,

@@ -12,11 +12,12 @@ from datetime import datetime, time, timedelta
 from typing import Any
 
 import engine
-from sqlalchemy import func, update
+from sqlalchemy import bindparam, func, insert, update
 from sqlmodel import Session, col, select
 
 from pbem.clocks.schedule import seat_zone, to_local, to_utc
 from pbem.config import Config
+from pbem.db import write
 from pbem.models import Game, Notice, NoticeStatus, Seat, SeatKind
 
 ATTACK_EMAIL_INTERVAL = timedelta(hours=1)
@@ -36,16 +37,21 @@ def next_digest_time(seat: Seat, now: datetime) -> datetime:
     return to_utc(datetime.combine(day, DIGEST_TIME, tzinfo=zone))
 
 
+_NOTICES = Notice.__table__  # type: ignore[attr-defined]
+_LAST_ATTACK_EMAIL = select(func.max(Notice.sent_at)).where(
+    Notice.seat_id == bindparam("seat_id"), Notice.kind == "attacked")
+_INSERT_NOTICE = insert(_NOTICES)
+
+
 def _last_attack_email(session: Session, seat: Seat) -> datetime | None:
-    return session.exec(select(func.max(Notice.sent_at)).where(
-        Notice.seat_id == seat.id, Notice.kind == "attacked")).one()
+    return session.exec(_LAST_ATTACK_EMAIL, params={"seat_id": seat.id}).one()
 
 
 def add_notice(session: Session, game: Game, seat: Seat, kind: str, text: str, *,
-               now: datetime) -> Notice | None:
-    """Store one notice for `seat` with the time it may be emailed (None: seat wants none)."""
+               now: datetime) -> bool:
+    """Store one notice for `seat` with the time it may be emailed (False: seat wants none)."""
     if not wants_events(seat):
-        return None
+        return False
     due = now
     if seat.digest:
         due = next_digest_time(seat, now)
@@ -53,10 +59,10 @@ def add_notice(session: Session, game: Game, seat: Seat, kind: str, text: str, *
         last = _last_attack_email(session, seat)
         if last is not None and last + ATTACK_EMAIL_INTERVAL > now:
             due = last + ATTACK_EMAIL_INTERVAL
-    notice = Notice(game_id=game.id, seat_id=seat.id, kind=kind, text=text, created_at=now,  # type: ignore[arg-type]
-                    due_at=due)
-    session.add(notice)
-    return notice
+    write(session, _INSERT_NOTICE, {"game_id": game.id, "seat_id": seat.id, "kind": kind,
+                                    "text": text, "created_at": now, "due_at": due,
+                                    "status": NoticeStatus.PENDING, "sent_at": None})
+    return True
 
 
 def add_news(session: Session, game: Game, seats: list[Seat], text: str, *, now: datetime,
@@ -83,7 +89,7 @@ def record_attacks(session: Session, cfg: Config, game: Game, seats: list[Seat],
         if game.teams and owner_seat.team is not None and owner_seat.team == attacker_seat.team:
             continue  # a partner defending your ship is no attack
         text = engine.describe_event(event, players, owner)
-        if add_notice(session, game, owner_seat, "attacked", text, now=now) is not None:
+        if add_notice(session, game, owner_seat, "attacked", text, now=now):
             count += 1
     return count
 

@@ -29,6 +29,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import load_only
 from sqlmodel import Session, col, select
 
+from pbem.clocks import emails
 from pbem.clocks.emails import reminder_extra
 from pbem.clocks.schedule import is_clocked, next_reminder, on_vacation
 from pbem.clocks.unsubscribe import unsubscribe_headers, unsubscribe_url
@@ -123,9 +124,11 @@ class Rendered(str, Enum):
 
 
 def is_deferred(row: OutboxMessage) -> bool:
-    """A reminder queued by the sweep, or a turn email, whose content is made just before it is sent."""
+    """A reminder queued by the sweep, a turn email or a timeout email, whose content is made just
+    before it is sent."""
     return ((row.kind == KIND and row.text_body == DEFERRED_TEXT)
-            or (row.kind == "turn" and row.text_body == notify.DEFERRED_TURN_TEXT))
+            or (row.kind == "turn" and row.text_body == notify.DEFERRED_TURN_TEXT)
+            or (row.kind == "timeout_autoplay" and row.text_body == emails.DEFERRED_AUTOPLAY_TEXT))
 
 
 def reminder_email(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> Email:
@@ -160,16 +163,22 @@ def render_deferred(engine: Engine, cfg: Config, row: OutboxMessage, worker_id: 
     with session_scope(engine) as session:
         game = session.get(Game, row.game_id) if row.game_id is not None else None
         seat = session.get(Seat, row.seat_id) if row.seat_id is not None else None
-        turn = row.kind == "turn"
-        reason = notify.turn_stale_reason(game, seat, row) if turn else stale_reason(game, seat, row, now)
+        if row.kind == "turn":
+            reason = notify.turn_stale_reason(game, seat, row)
+        elif row.kind == "timeout_autoplay":
+            reason = emails.autoplay_stale_reason(seat, row)
+        else:
+            reason = stale_reason(game, seat, row, now)
         if reason is not None:
             done = session.execute(update(OutboxMessage).where(*mine).values(
                 status=OutboxStatus.CANCELLED, last_error=reason, claimed_by=None,
                 claimed_until=None, next_attempt_at=now))
             return Rendered.CANCELLED if done.rowcount == 1 else Rendered.LOST  # type: ignore[attr-defined]
         assert game is not None and seat is not None
-        if turn:
+        if row.kind == "turn":
             email = notify.deferred_turn_email(session, cfg, game, seat, row)
+        elif row.kind == "timeout_autoplay":
+            email = emails.timeout_autoplay_email(cfg, game, seat, row)
         else:
             email = reminder_email(session, cfg, game, seat, now)
         values = {"subject": email.subject, "text_body": email.text_body, "html_body": email.html_body,

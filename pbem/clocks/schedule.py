@@ -13,6 +13,7 @@ The rules, all computed in UTC so a daylight-saving change can neither skip nor 
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta, timezone
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem.models import Game, Seat, SeatKind
@@ -84,9 +85,11 @@ def is_clocked(seat: Seat | None) -> bool:
     return seat is not None and seat.kind == SeatKind.HUMAN and not seat.handed_to_bot
 
 
-def ladder_time(game: Game, percent: float) -> datetime:
-    assert game.deadline_at is not None
-    return game.deadline_at - timedelta(hours=game.deadline_hours * (100 - percent) / 100)
+def ladder_time(game: Game, percent: float, deadline: datetime | None = None) -> datetime:
+    """When step `percent` of the ladder falls, for `deadline` (default: the game's)."""
+    deadline = deadline or game.deadline_at
+    assert deadline is not None
+    return deadline - timedelta(hours=game.deadline_hours * (100 - percent) / 100)
 
 
 def deliverable_time(seat: Seat | None, when: datetime) -> datetime:
@@ -104,40 +107,49 @@ def deliverable_time(seat: Seat | None, when: datetime) -> datetime:
 
 
 def next_reminder(game: Game, seat: Seat | None, from_step: int,
-                  not_before: datetime | None = None) -> tuple[int, datetime | None]:
+                  not_before: datetime | None = None,
+                  deadline: datetime | None = None) -> tuple[int, datetime | None]:
     """The first ladder step >= `from_step` that can be sent before the deadline.
 
     Steps due at or before `not_before` are passed over (catch-up after downtime sends one
-    reminder, not the whole ladder). Returns (step index, when) or (len(ladder), None).
+    reminder, not the whole ladder). `deadline`: the turn's (default: the game's).
+    Returns (step index, when) or (len(ladder), None).
     """
     ladder = parse_ladder(game.reminders)
-    if game.deadline_at is None or not is_clocked(seat) or (seat is not None and seat.unsubscribed):
+    deadline = deadline or game.deadline_at
+    if deadline is None or not is_clocked(seat) or (seat is not None and seat.unsubscribed):
         return len(ladder), None
     for index in range(from_step, len(ladder)):
-        raw = ladder_time(game, ladder[index])
+        raw = ladder_time(game, ladder[index], deadline)
         if not_before is not None and raw <= not_before:
             continue
         when = deliverable_time(seat, raw)
-        if when < game.deadline_at:
+        if when < deadline:
             return index, when
     return len(ladder), None
 
 
-def plan_turn(game: Game, seat: Seat | None, now: datetime) -> None:
-    """Start the clock of the turn that begins at `now` for `seat` (None: nobody to wait for).
+def turn_clock(game: Game, seat: Seat | None, now: datetime) -> dict[str, Any]:
+    """The clock columns of the turn that begins at `now` for `seat` (None: nobody to wait for).
 
-    Bot seats (and seats handed to the bot) get no deadline: the bot clock (bot_due_at) moves them.
+    Bot seats (and seats handed to the bot) get no deadline: the bot clock (bot_due_at) moves
+    them. Computed, not written: a move stores them in its one versioned UPDATE.
     """
-    game.turn_started_at = now
-    game.reminders_sent = 0
-    if not is_clocked(seat):
-        game.deadline_at = None
-        game.next_reminder_at = None
-        return
-    assert seat is not None
-    deadline = now + timedelta(hours=game.deadline_hours)
-    game.deadline_at = extend_for_absence(deadline, now, seat.vacation_start, seat.vacation_end)
-    game.reminders_sent, game.next_reminder_at = next_reminder(game, seat, 0)
+    clock: dict[str, Any] = {"turn_started_at": now, "reminders_sent": 0, "deadline_at": None,
+                             "next_reminder_at": None}
+    if is_clocked(seat):
+        assert seat is not None
+        deadline = extend_for_absence(now + timedelta(hours=game.deadline_hours), now,
+                                      seat.vacation_start, seat.vacation_end)
+        step, when = next_reminder(game, seat, 0, deadline=deadline)
+        clock.update(deadline_at=deadline, reminders_sent=step, next_reminder_at=when)
+    return clock
+
+
+def plan_turn(game: Game, seat: Seat | None, now: datetime) -> None:
+    """Start the clock of the turn that begins at `now` for `seat` on the game object."""
+    for key, value in turn_clock(game, seat, now).items():
+        setattr(game, key, value)
 
 
 def replan_reminders(game: Game, seat: Seat | None, now: datetime) -> None:

@@ -3,10 +3,11 @@
 Due work is found with indexed queries on UTC columns (game.status + deadline_at,
 game.status + next_reminder_at, notice.status + due_at); each piece is done in its own short
 transaction and claimed so that two workers running at once never do it twice:
-- a timeout locks the game row and re-checks the version it saw; the move goes through
-  apply_game_move(expected_version=...), so it also races safely with the player's own move;
-  up to TIMEOUT_CHUNK timeouts share a transaction, each in its own savepoint, locked in one
-  order (deadline, id) by every worker;
+- timeouts are done a chunk of TIMEOUT_CHUNK games at a time: the games still due at the
+  version the sweep saw are locked (SKIP LOCKED: another worker, or a player's move in
+  progress, keeps them), the autoplayed moves are planned by the engine and stored together
+  (pbem.games.service.store_moves: one versioned UPDATE, one INSERT into the move log, one
+  INSERT of emails); if that fails, each game of the chunk is retried alone in a savepoint;
 - reminders are claimed a chunk of games at a time (pbem.clocks.reminders): the chunk's still-due
   rows are locked (SKIP LOCKED: another worker skips them), moved to their next step with one
   UPDATE and their emails queued with one INSERT, in one transaction; each email is rendered
@@ -19,26 +20,30 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import engine as korsar
+from sqlalchemy import update
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 from pbem.clocks import emails, notices, reminders
 from pbem.clocks.schedule import is_clocked
 from pbem.config import Config
-from pbem.db import read_scope
+from pbem.db import batched_writes, read_scope
 from pbem.games import lifecycle
-from pbem.games.service import GameError, apply_game_move, bot_move, load_state, lock_game, seats_of, start_turn
-from pbem.models import Game, GameStatus, utcnow
+from pbem.games.service import (GameError, PlannedMove, bot_move, load_state, lock_game, plan_move, seats_of,
+                                start_turn, store_moves)
+from pbem.models import Game, GameStatus, Seat, utcnow
 
 log = logging.getLogger("pbem.clocks")
 BATCH = 5000
-# Timeouts done per transaction, each in its own savepoint: one commit (an fsync on PostgreSQL)
-# per chunk instead of per game, while the row locks (SQLite: the write lock) stay short.
-TIMEOUT_CHUNK = 20
+# Timeouts done per transaction: one commit (an fsync on PostgreSQL) and a few statements per
+# chunk, while the row locks (SQLite: the write lock, which players' moves wait for) stay short.
+TIMEOUT_CHUNK = 100
 
 
 # ---------------------------------------------------------------- timeouts
@@ -50,7 +55,18 @@ def due_timeouts(session: Session, now: datetime, limit: int = BATCH) -> list[tu
 
 
 def apply_timeouts(session: Session, cfg: Config, due: list[tuple[int, int]], now: datetime) -> int:
-    """Apply each due timeout in its own savepoint (a failing game rolls back alone); how many."""
+    """Apply a chunk of due timeouts together (one lock query, one seat query, the moves stored
+    with one UPDATE and one INSERT, the emails with one INSERT); how many were applied.
+
+    Should that fail, each game is done again alone in its own savepoint, so one bad game
+    rolls back alone and the others still move.
+    """
+    try:
+        with session.begin_nested():
+            return _apply_timeouts_together(session, cfg, due, now)
+    except Exception:  # noqa: BLE001  (retried one by one just below)
+        log.exception("timeouts failed together, applying them one by one: games %s",
+                      [game_id for game_id, _ in due])
     done = 0
     for game_id, seen_version in due:
         try:
@@ -63,6 +79,30 @@ def apply_timeouts(session: Session, cfg: Config, due: list[tuple[int, int]], no
     return done
 
 
+def _apply_timeouts_together(session: Session, cfg: Config, due: list[tuple[int, int]],
+                             now: datetime) -> int:
+    seen = dict(due)
+    games = session.exec(  # still due and not taken by another worker (SKIP LOCKED)
+        select(Game).where(col(Game.id).in_(list(seen)), Game.status == GameStatus.RUNNING,
+                           col(Game.deadline_at) <= now)
+        .order_by(col(Game.deadline_at), col(Game.id))
+        .with_for_update(skip_locked=True).execution_options(populate_existing=True)).all()
+    games = [g for g in games if g.version == seen[g.id]]  # moved since the read: next sweep
+    seats: dict[int, list[Seat]] = {g.id: [] for g in games}  # type: ignore[misc]
+    for seat in session.exec(select(Seat).where(col(Seat.game_id).in_(list(seats)))
+                             .order_by(col(Seat.game_id), col(Seat.position))):
+        seats[seat.game_id].append(seat)
+    timeouts = []
+    with batched_writes(session):
+        for game in games:
+            timeout = _timeout(session, cfg, game, seats[game.id], now)  # type: ignore[index]
+            if timeout is not None:
+                timeouts.append(timeout)
+        store_moves(session, cfg, [t.move for t in timeouts if t.move is not None])
+    _count_timeouts(session, [t.seat for t in timeouts])
+    return len(timeouts)
+
+
 def apply_timeout(session: Session, cfg: Config, game_id: int, seen_version: int,
                   now: datetime) -> str | None:
     """Apply the game's timeout policy to the seat whose deadline passed; None if not due (any more)."""
@@ -70,31 +110,59 @@ def apply_timeout(session: Session, cfg: Config, game_id: int, seen_version: int
     if (game.status != GameStatus.RUNNING or game.version != seen_version
             or game.deadline_at is None or game.deadline_at > now):
         return None
-    seats = seats_of(session, game_id)
+    with batched_writes(session):
+        timeout = _timeout(session, cfg, game, seats_of(session, game_id), now)
+        if timeout is None:
+            return None
+        store_moves(session, cfg, [timeout.move] if timeout.move is not None else [])
+    _count_timeouts(session, [timeout.seat])
+    return timeout.policy
+
+
+@dataclass(frozen=True)
+class _Timeout:
+    policy: str  # autoplay | pause | bot
+    seat: Seat  # whose deadline passed
+    move: PlannedMove | None  # the move played for them (autoplay), to store
+
+
+def _timeout(session: Session, cfg: Config, game: Game, seats: list[Seat],
+             now: datetime) -> _Timeout | None:
+    """The timeout of a locked, due game (None: nobody to wait for, the clock is cleared)."""
     seat = next((s for s in seats if s.position == game.to_move), None)
-    if not is_clocked(seat):  # nobody human to wait for: just clear the clock
+    if not is_clocked(seat):
         start_turn(game, seats, cfg, now)
         session.add(game)
         return None
     assert seat is not None
-    seat.timeouts += 1
-    session.add(seat)
-    policy = game.on_timeout
+    policy, planned = game.on_timeout, None
     if policy == "pause":
-        lifecycle.pause_game(session, cfg, game_id, now=now, actor="clock", reason="timeout")
+        lifecycle.pause_game(session, cfg, game.id, now=now, actor="clock", reason="timeout")  # type: ignore[arg-type]
     elif policy == "bot":
-        lifecycle.hand_seat_to_bot(session, cfg, game_id, seat.position, now=now, actor="clock",
+        lifecycle.hand_seat_to_bot(session, cfg, game.id, seat.position, now=now, actor="clock",  # type: ignore[arg-type]
                                    reason="timeout")
     else:
         policy = "autoplay"
         state = load_state(game)
-        move = bot_move(game, seat, state)
-        move_text = korsar.describe_move(move, korsar.player_view(state, seat.position))
+        planned = plan_move(session, cfg, game, seats, seat.position, bot_move(game, seat, state),
+                            expected_version=game.version, source="timeout", now=now, state=state)
+        move_text = korsar.describe_move(planned.move, korsar.player_view(state, seat.position))
         emails.queue_timeout_autoplay(session, cfg, game, seat, move_text=move_text, now=now)
-        apply_game_move(session, cfg, game_id, seat.position, move, expected_version=seen_version,
-                        source="timeout", now=now)
-    log.info("timeout game=%s seat=%s policy=%s", game_id, seat.position, policy)
-    return policy
+    log.info("timeout game=%s seat=%s policy=%s", game.id, seat.position, policy)
+    return _Timeout(policy, seat, planned)
+
+
+_SEATS = Seat.__table__  # type: ignore[attr-defined]
+
+
+def _count_timeouts(session: Session, seats: list[Seat]) -> None:
+    """One more missed deadline for each seat (one UPDATE for them all)."""
+    if not seats:
+        return
+    session.connection().execute(update(_SEATS).where(_SEATS.c.id.in_([s.id for s in seats]))
+                                 .values(timeouts=_SEATS.c.timeouts + 1))
+    for seat in seats:
+        set_committed_value(seat, "timeouts", seat.timeouts + 1)
 
 
 # ---------------------------------------------------------------- reminders

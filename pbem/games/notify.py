@@ -11,13 +11,16 @@ import json
 from typing import Any
 
 import engine
+from sqlalchemy import bindparam, update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 from pbem import links
 from pbem.clocks.schedule import local_time_text
 from pbem.config import Config
+from pbem.db import write
 from pbem.games.board import board
-from pbem.mail.outbox import Email, enqueue
+from pbem.mail.outbox import Email, OutboxRow, enqueue
 from pbem.mail.render import environment, one_line, render_email
 from pbem.models import Game, GameStatus, MoveRecord, OutboxMessage, Seat, SeatKind
 
@@ -84,7 +87,7 @@ def seat_context(session: Session, cfg: Config, game: Game, seat: Seat, state: e
 
 def queue_email(session: Session, cfg: Config, game: Game, seat: Seat, kind: str,
                 context: dict[str, Any], *, first: bool = False,
-                headers: dict[str, str] | None = None) -> OutboxMessage | None:
+                headers: dict[str, str] | None = None) -> OutboxRow | None:
     """Render email `kind` for `seat` and queue it in the game's thread (None: no email)."""
     if not wants_mail(seat):
         return None
@@ -98,7 +101,7 @@ def queue_email(session: Session, cfg: Config, game: Game, seat: Seat, kind: str
 
 
 def queue_welcome(session: Session, cfg: Config, game: Game, seat: Seat, state: engine.GameState,
-                  *, first: bool = False) -> OutboxMessage | None:
+                  *, first: bool = False) -> OutboxRow | None:
     context = seat_context(session, cfg, game, seat, state, with_moves=False)
     return queue_email(session, cfg, game, seat, "welcome", context, first=first)
 
@@ -106,7 +109,8 @@ def queue_welcome(session: Session, cfg: Config, game: Game, seat: Seat, state: 
 def queue_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
                      state: engine.GameState, kind: str = "turn",
                      extra: dict[str, Any] | None = None,
-                     seats: list[Seat] | None = None) -> OutboxMessage | None:
+                     seats: list[Seat] | None = None,
+                     headers: dict[str, str] | None = None) -> OutboxRow | None:
     """The "your turn" email (or a `kind` that reuses its context, e.g. a reminder).
 
     A turn email is queued to be written at delivery (`DEFERRED_TURN_TEXT`, see
@@ -117,16 +121,12 @@ def queue_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
         return None
     if kind == "turn":
         row = _queue_deferred_turn(session, game, seat, state)
-        seat.last_seen_version = state.version
-        session.add(seat)
+        write(session, _MARK_SEEN, {"b_id": seat.id, "b_version": state.version})
+        set_committed_value(seat, "last_seen_version", state.version)
         return row
     context = seat_context(session, cfg, game, seat, state)
     context.update(extra or {})
-    row = queue_email(session, cfg, game, seat, kind, context)
-    if kind == "turn":
-        seat.last_seen_version = state.version
-        session.add(seat)
-    return row
+    return queue_email(session, cfg, game, seat, kind, context, headers=headers)
 
 
 # ---------------------------------------------------------------- turn emails, written at delivery
@@ -138,8 +138,14 @@ DEFERRED_TURN_TEXT = ("This turn email is written from the game as it stands jus
 TURN_MARK_HEADER = "X-Korsar-Turn"
 
 
+_SEATS = Seat.__table__  # type: ignore[attr-defined]
+# The seat's "since your last turn" mark moves with each turn email (one cheap UPDATE per move).
+_MARK_SEEN = (update(_SEATS).where(_SEATS.c.id == bindparam("b_id"))
+              .values(last_seen_version=bindparam("b_version")))
+
+
 def _queue_deferred_turn(session: Session, game: Game, seat: Seat,
-                         state: engine.GameState) -> OutboxMessage:
+                         state: engine.GameState) -> OutboxRow:
     subject = one_line(environment().get_template("turn.subject.txt")
                        .render(game={"name": game.name}, board={"you": seat.name}))
     mark = {TURN_MARK_HEADER: f"{state.version}:{seat.last_seen_version}"}

@@ -6,6 +6,7 @@ double click or two workers apply a move once. The rules are the engine's busine
 """
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import random
@@ -20,13 +21,13 @@ from typing import Any
 
 import engine
 import engine.bots
-from sqlalchemy import update
+from sqlalchemy import bindparam, insert, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
-from pbem.clocks.schedule import plan_turn
+from pbem.clocks.schedule import turn_clock
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.models import Game, GameStatus, MoveRecord, Seat, SeatKind, utcnow
@@ -175,8 +176,14 @@ def dump_state(state: engine.GameState) -> str:
     return json.dumps(engine.state_to_json(state), separators=(",", ":"))
 
 
+# Built once: a prepared statement skips SQLAlchemy's per-call statement building.
+_SEATS_OF = select(Seat).where(Seat.game_id == bindparam("game_id")).order_by(col(Seat.position))
+_LOCK_GAME = (select(Game).where(Game.id == bindparam("game_id")).with_for_update()
+              .execution_options(populate_existing=True))
+
+
 def seats_of(session: Session, game_id: int) -> list[Seat]:
-    return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.position))))
+    return list(session.exec(_SEATS_OF, params={"game_id": game_id}))
 
 
 def is_bot_seat(seat: Seat) -> bool:
@@ -184,20 +191,33 @@ def is_bot_seat(seat: Seat) -> bool:
 
 
 def mail_domain(cfg: Config) -> str:
+    return _domain_of(cfg.MAIL_FROM)
+
+
+@functools.lru_cache(maxsize=8)
+def _domain_of(mail_from: str) -> str:
     from email.utils import parseaddr
 
-    address = parseaddr(cfg.MAIL_FROM)[1]
-    return address.rpartition("@")[2] or "localhost"
+    return parseaddr(mail_from)[1].rpartition("@")[2] or "localhost"
+
+
+def next_turn_clock(game: Game, seats: list[Seat], cfg: Config, now: datetime, *,
+                    to_move: int | None, running: bool) -> dict[str, Any]:
+    """The clock columns of the turn of `to_move` starting `now`: deadline and reminders for a
+    person, the bot timer for a bot, nothing when nobody moves."""
+    seat = seats[to_move] if to_move is not None and running else None
+    clock = turn_clock(game, seat, now)
+    bot = seat is not None and is_bot_seat(seat)
+    clock["bot_due_at"] = now + timedelta(seconds=cfg.BOT_DELAY_SECONDS) if bot else None
+    return clock
 
 
 def start_turn(game: Game, seats: list[Seat], cfg: Config, now: datetime) -> None:
     """Start the clock of whoever moves next, and the bot timer if that is a bot."""
-    seat = seats[game.to_move] if game.to_move is not None and game.status == GameStatus.RUNNING else None
-    plan_turn(game, seat, now)
-    if seat is not None and is_bot_seat(seat):
-        game.bot_due_at = now + timedelta(seconds=cfg.BOT_DELAY_SECONDS)
-    else:
-        game.bot_due_at = None
+    clock = next_turn_clock(game, seats, cfg, now, to_move=game.to_move,
+                            running=game.status == GameStatus.RUNNING)
+    for key, value in clock.items():
+        setattr(game, key, value)
 
 
 # ---------------------------------------------------------------- create
@@ -290,9 +310,12 @@ def create_game(
 
 
 # ---------------------------------------------------------------- moves
-# The columns start_turn writes: folded into the move's one versioned UPDATE.
-TURN_CLOCK_FIELDS = ("turn_started_at", "reminders_sent", "deadline_at", "next_reminder_at",
-                     "bot_due_at")
+_GAMES = Game.__table__  # type: ignore[attr-defined]
+# A move's one versioned UPDATE of its game row (executemany for several games): the SET
+# columns are the keys of the parameters; b_id / b_version pick the row at the version seen.
+_STORE_MOVE = update(_GAMES).where(_GAMES.c.id == bindparam("b_id"),
+                                   _GAMES.c.version == bindparam("b_version"))
+_INSERT_MOVE = insert(MoveRecord.__table__)  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -308,12 +331,28 @@ class MoveOutcome:
     to_move: int | None = None
 
 
+@dataclass(frozen=True)
+class PlannedMove:
+    """A move checked and played by the engine, not stored yet (`store_moves` stores it)."""
+
+    game: Game
+    seats: list[Seat]
+    position: int
+    move: dict[str, Any]
+    source: str
+    now: datetime
+    state: engine.GameState  # after the move
+    events: list[dict[str, Any]]
+    values: dict[str, Any]  # the game row's columns after the move, the next turn's clock included
+
+    def outcome(self) -> MoveOutcome:
+        return MoveOutcome(self.game.id, self.state.version, self.position, self.move,  # type: ignore[arg-type]
+                           self.events, self.state.finished, self.state.to_move)
+
+
 def lock_game(session: Session, game_id: int) -> Game:
     """The game row, locked for this transaction (SELECT ... FOR UPDATE; SQLite: BEGIN IMMEDIATE)."""
-    game = session.exec(
-        select(Game).where(Game.id == game_id).with_for_update()
-        .execution_options(populate_existing=True)
-    ).first()
+    game = session.exec(_LOCK_GAME, params={"game_id": game_id}).first()
     if game is None:
         raise NotFound("There is no such game.")
     return game
@@ -362,6 +401,71 @@ def refusal(session: Session, game: Game, position: int, move: dict[str, Any],
     return None
 
 
+def plan_move(session: Session, cfg: Config, game: Game, seats: list[Seat], position: int,
+              move: dict[str, Any], *, expected_version: int | None = None,
+              source: str = "player", now: datetime,
+              state: engine.GameState | None = None) -> PlannedMove:
+    """Check `position`'s move and play it with the engine; GameError if refused. Writes nothing
+    (the game object is left as it is: a refused or failed plan leaves nothing to flush).
+    `state`: the game's state when the caller has it loaded already."""
+    try:
+        move = engine.normalize_move(move)
+    except engine.IllegalMove as exc:
+        raise IllegalMoveError(str(exc)) from None
+    if not 0 <= position < len(seats):
+        raise IllegalMoveError("There is no such seat in this game.")
+    problem = refusal(session, game, position, move, expected_version, check_rules=False,
+                      player=seats[position] if source == "player" else None)
+    if problem is not None:
+        raise problem
+    try:
+        state, events = engine.apply_move(state or load_state(game), position, move)
+    except engine.IllegalMove as exc:
+        raise IllegalMoveError(str(exc)) from None
+    values: dict[str, Any] = {
+        "state_json": dump_state(state), "version": state.version, "to_move": state.to_move,
+        "updated_at": now,
+        "status": GameStatus.FINISHED if state.finished else game.status,
+        "finished_at": now if state.finished else game.finished_at,
+    }
+    values.update(next_turn_clock(game, seats, cfg, now, to_move=state.to_move,
+                                  running=not state.finished))
+    return PlannedMove(game, seats, position, move, source, now, state,
+                       [e.to_json() for e in events], values)
+
+
+def store_moves(session: Session, cfg: Config, planned: list[PlannedMove]) -> list[MoveOutcome]:
+    """Store planned moves of different games: one versioned UPDATE and one INSERT into the move
+    log for all of them, then their notices and emails (queued in this transaction)."""
+    from pbem.clocks.notices import record_attacks  # clocks: "your ship was attacked" notices
+    from pbem.games import notify
+
+    if not planned:
+        return []
+    connection = session.connection()
+    result = connection.execute(_STORE_MOVE, [
+        {"b_id": p.game.id, "b_version": p.game.version, **p.values} for p in planned])
+    if result.rowcount != len(planned):
+        raise StaleMove("Someone else's move was stored first. Open your game page.")
+    try:
+        connection.execute(_INSERT_MOVE, [
+            {"game_id": p.game.id, "number": p.state.version, "seat": p.position,
+             "move_json": json.dumps(p.move, sort_keys=True), "events_json": json.dumps(p.events),
+             "source": p.source, "created_at": p.now} for p in planned])
+    except IntegrityError:
+        raise StaleMove("This move was already stored. Open your game page.") from None
+    for p in planned:
+        for key, value in p.values.items():  # the stored row, without marking the object dirty
+            set_committed_value(p.game, key, value)
+        record_attacks(session, cfg, p.game, p.seats, p.events, p.now)
+        if p.state.finished:
+            notify.queue_game_over(session, cfg, p.game, p.seats, p.state)
+        else:
+            notify.queue_turn_email(session, cfg, p.game, p.seats[p.state.to_move], p.state,  # type: ignore[index]
+                                    seats=p.seats)
+    return [p.outcome() for p in planned]
+
+
 def apply_game_move(
     session: Session,
     cfg: Config,
@@ -380,68 +484,13 @@ def apply_game_move(
     `game` and `seats`: the caller already locked the game row (`lock_game`) and loaded its
     seats (`seats_of`) in this transaction; they are not queried again.
     """
-    from pbem.games import notify
-
-    now = now or utcnow()
     if game is None or game.id != game_id:
-        game = lock_game(session, game_id)
-        seats = None
-    try:
-        move = engine.normalize_move(move)
-    except engine.IllegalMove as exc:
-        raise IllegalMoveError(str(exc)) from None
+        game, seats = lock_game(session, game_id), None
     if seats is None:
-        seats = seats_of(session, game.id)  # type: ignore[arg-type]
-    if not 0 <= position < len(seats):
-        raise IllegalMoveError("There is no such seat in this game.")
-    problem = refusal(session, game, position, move, expected_version, check_rules=False,
-                      player=seats[position] if source == "player" else None)
-    if problem is not None:
-        raise problem
-    state = load_state(game)
-    try:
-        new_state, events = engine.apply_move(state, position, move)
-    except engine.IllegalMove as exc:
-        raise IllegalMoveError(str(exc)) from None
-
-    old_version, new_version = game.version, new_state.version
-    values: dict[str, Any] = {"state_json": dump_state(new_state), "version": new_version,
-                              "to_move": new_state.to_move, "updated_at": now}
-    if new_state.finished:
-        values.update(status=GameStatus.FINISHED, finished_at=now)
-    # One versioned UPDATE carries the move and the next turn's clock; set_committed_value
-    # below leaves nothing dirty, so the flush does not write the game row a second time.
-    with session.no_autoflush:  # the clock fields start_turn sets must not be flushed on their own
-        for key in ("to_move", "status"):
-            if key in values:
-                set_committed_value(game, key, values[key])
-        start_turn(game, seats, cfg, now)
-        values.update({key: getattr(game, key) for key in TURN_CLOCK_FIELDS})
-        result = session.execute(update(Game).where(Game.id == game.id, Game.version == old_version)
-                                 .values(**values))
-    if result.rowcount != 1:  # type: ignore[attr-defined]
-        raise StaleMove("Someone else's move was stored first. Open your game page.")
-    for key, value in values.items():
-        set_committed_value(game, key, value)
-
-    event_dicts = [e.to_json() for e in events]
-    session.add(MoveRecord(game_id=game.id, number=new_version, seat=position,
-                           move_json=json.dumps(move, sort_keys=True),
-                           events_json=json.dumps(event_dicts), source=source, created_at=now))
-    try:
-        session.flush()
-    except IntegrityError:
-        raise StaleMove("This move was already stored. Open your game page.") from None
-
-    from pbem.clocks.notices import record_attacks  # clocks: "your ship was attacked" notices
-    record_attacks(session, cfg, game, seats, event_dicts, now)
-    if new_state.finished:
-        notify.queue_game_over(session, cfg, game, seats, new_state)
-    else:
-        notify.queue_turn_email(session, cfg, game, seats[new_state.to_move], new_state, seats=seats)
-    session.flush()
-    return MoveOutcome(game.id, new_version, position, move, event_dicts,  # type: ignore[arg-type]
-                       new_state.finished, new_state.to_move)
+        seats = seats_of(session, game_id)
+    planned = plan_move(session, cfg, game, seats, position, move, expected_version=expected_version,
+                        source=source, now=now or utcnow())
+    return store_moves(session, cfg, [planned])[0]
 
 
 # ---------------------------------------------------------------- bots

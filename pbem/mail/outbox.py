@@ -4,10 +4,14 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
+from sqlalchemy import insert
 from sqlmodel import Session
 
-from pbem.models import OutboxMessage
+from pbem.db import write
+from pbem.models import OutboxMessage, OutboxStatus, utcnow
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,34 @@ def new_message_id(domain: str) -> str:
     return f"<{uuid.uuid4().hex}@{domain}>"
 
 
+# One outbox row as the columns it is inserted with (Core: no ORM object per email).
+OutboxRow = dict[str, Any]
+_INSERT = insert(OutboxMessage.__table__)  # type: ignore[attr-defined]
+
+
+def outbox_row(
+    email: Email,
+    *,
+    domain: str,
+    game_id: int | None = None,
+    seat_id: int | None = None,
+    thread_id: str | None = None,
+    message_id: str | None = None,
+    now: datetime | None = None,
+) -> OutboxRow:
+    """The pending outbox row of `email` (see `enqueue`)."""
+    if "\r" in email.subject or "\n" in email.subject:
+        raise ValueError("an email subject must be one line")
+    now = now or utcnow()
+    return {
+        "game_id": game_id, "seat_id": seat_id, "kind": email.kind, "to_addr": email.to_addr,
+        "subject": email.subject, "text_body": email.text_body, "html_body": email.html_body,
+        "message_id": message_id or new_message_id(domain), "in_reply_to": thread_id,
+        "references": thread_id, "headers_json": json.dumps(email.headers, sort_keys=True),
+        "status": OutboxStatus.PENDING, "attempts": 0, "next_attempt_at": now, "created_at": now,
+    }
+
+
 def enqueue(
     session: Session,
     email: Email,
@@ -35,26 +67,17 @@ def enqueue(
     seat_id: int | None = None,
     thread_id: str | None = None,
     message_id: str | None = None,
-) -> OutboxMessage:
+) -> OutboxRow:
     """Add `email` to the outbox in `session`'s transaction (no SMTP here, ever).
 
     `thread_id` is the game's root Message-ID, so a mail client threads every email of a game;
     the first email of a game is sent with `message_id=thread_id` and no thread_id.
+    Inside `pbem.db.batched_writes` the row is written with the block's one INSERT (no "id"
+    then); otherwise at once, and the returned row carries its "id".
     """
-    if "\r" in email.subject or "\n" in email.subject:
-        raise ValueError("an email subject must be one line")
-    row = OutboxMessage(
-        game_id=game_id,
-        seat_id=seat_id,
-        kind=email.kind,
-        to_addr=email.to_addr,
-        subject=email.subject,
-        text_body=email.text_body,
-        html_body=email.html_body,
-        message_id=message_id or new_message_id(domain),
-        in_reply_to=thread_id,
-        references=thread_id,
-        headers_json=json.dumps(email.headers, sort_keys=True),
-    )
-    session.add(row)
+    row = outbox_row(email, domain=domain, game_id=game_id, seat_id=seat_id,
+                     thread_id=thread_id, message_id=message_id)
+    result = write(session, _INSERT, row)
+    if result is not None:
+        row["id"] = result.inserted_primary_key[0]
     return row

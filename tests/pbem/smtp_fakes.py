@@ -18,6 +18,7 @@ from datetime import datetime
 from email.message import EmailMessage
 
 from aiosmtpd.controller import Controller
+from sqlalchemy import update
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
@@ -52,9 +53,9 @@ def queue_emails(engine: Engine, count: int, *, to: str = "player{i}@example.tes
                                          text_body=f"Body {i}", html_body=f"<p>Body {i}</p>"),
                           domain="korsar.test")
             if created_at is not None:
-                row.created_at = row.next_attempt_at = created_at
-            session.flush()
-            ids.append(row.id)
+                session.execute(update(OutboxMessage).where(OutboxMessage.id == row["id"])
+                                .values(created_at=created_at, next_attempt_at=created_at))
+            ids.append(row["id"])
     return ids
 
 

@@ -7,11 +7,11 @@ import engine as korsar
 import pytest
 from sqlmodel import select
 
-from clockkit import T0, engine, game_row, mails, make_cfg, mover, other, seat_row, start_game, sweep  # noqa: F401
+from clockkit import T0, deliver, engine, game_row, mails, make_cfg, mover, other, seat_row, start_game, sweep  # noqa: F401
 from pbem.db import make_engine, session_scope
 from pbem.games.service import StaleMove, apply_game_move, bot_move, load_state, lock_game, \
     play_due_bots, seats_of
-from pbem.models import GameStatus, MoveRecord, Notice
+from pbem.models import GameStatus, MoveRecord, Notice, utcnow
 
 DEADLINE = T0 + timedelta(hours=10)
 
@@ -32,16 +32,21 @@ def test_nothing_happens_before_the_deadline(engine, cfg):
     assert game_row(engine, game_id).version == 0
 
 
-def test_autoplay_plays_the_greedy_move_and_tells_the_player_what_was_played(engine, cfg):
+def test_autoplay_plays_the_greedy_move_and_tells_the_player_what_was_played(engine, cfg, smtp_server):
     game_id = start_game(engine, cfg, on_timeout="autoplay")
     ann, bob = mover(engine, game_id), other(engine, game_id)
     bobs_hand = hand_codes(engine, game_id, bob.position)
+    played = korsar.describe_move(
+        bot_move(game_row(engine, game_id), ann, load_state(game_row(engine, game_id))),
+        korsar.player_view(load_state(game_row(engine, game_id)), ann.position))
     assert sweep(engine, cfg, DEADLINE)["timeouts"] == 1
     with session_scope(engine) as session:
         (record,) = session.exec(select(MoveRecord).where(MoveRecord.game_id == game_id)).all()
     assert record.source == "timeout" and record.seat == ann.position
+    deliver(engine, cfg, smtp_server, utcnow() + timedelta(minutes=1))  # written when it is sent
     (told,) = mails(engine, "timeout_autoplay", ann.email)
-    assert "a bot played this turn for you" in told.text_body
+    assert told.status == "sent"
+    assert "a bot played this turn for you" in told.text_body and played in told.text_body
     for code in bobs_hand:  # the email is about Ann's move only, never Bob's hand
         assert f'data-card="{code}"' not in told.html_body
     assert seat_row(engine, game_id, ann.position).timeouts == 1
@@ -143,3 +148,41 @@ def test_a_timeout_that_fails_rolls_back_alone_and_is_applied_once_at_the_next_s
     assert sweep(engine, cfg, T0 + timedelta(hours=2, minutes=2))["timeouts"] == 0
     assert [game_row(engine, g).version for g in games] == [1, 1, 1]
     engine.dispose()
+
+
+def test_a_sweep_applies_many_timeouts_of_every_policy_together_each_once(engine, cfg):
+    policies = ["autoplay", "pause", "bot", "autoplay", "autoplay"]
+    games = [start_game(engine, cfg, on_timeout=policy) for policy in policies]
+    movers = [mover(engine, g) for g in games]
+    assert sweep(engine, cfg, DEADLINE)["timeouts"] == len(games)
+    for game_id, policy, seat in zip(games, policies, movers):
+        game = game_row(engine, game_id)
+        assert seat_row(engine, game_id, seat.position).timeouts == 1
+        if policy == "autoplay":
+            assert game.version == 1 and game.to_move != seat.position
+            assert [m.game_id for m in mails(engine, "timeout_autoplay", seat.email)].count(game_id) == 1
+            assert game.deadline_at == DEADLINE + timedelta(hours=10)
+        elif policy == "pause":
+            assert game.status == GameStatus.PAUSED and game.version == 0
+        else:
+            assert seat_row(engine, game_id, seat.position).handed_to_bot
+    with session_scope(engine) as session:
+        logged = session.exec(select(MoveRecord.game_id)).all()
+    assert sorted(logged) == sorted(g for g, p in zip(games, policies) if p == "autoplay")
+    assert sweep(engine, cfg, DEADLINE + timedelta(minutes=1))["timeouts"] == 0
+
+
+def test_a_game_that_moved_after_the_sweep_looked_is_left_to_the_next_sweep(engine, cfg):
+    from pbem.clocks.sweep import apply_timeouts
+
+    moved, waiting = start_game(engine, cfg), start_game(engine, cfg)
+    with session_scope(engine) as session:  # the sweep saw both at version 0; one is played meanwhile
+        game = lock_game(session, moved)
+        seat = seats_of(session, moved)[game.to_move]
+        apply_game_move(session, cfg, moved, seat.position, bot_move(game, seat, load_state(game)),
+                        expected_version=0, now=DEADLINE - timedelta(minutes=1))
+    with session_scope(engine) as session:
+        assert apply_timeouts(session, cfg, [(moved, 0), (waiting, 0)], DEADLINE) == 1
+    assert game_row(engine, moved).version == 1 and game_row(engine, waiting).version == 1
+    with session_scope(engine) as session:
+        assert len(session.exec(select(MoveRecord).where(MoveRecord.game_id == moved)).all()) == 1
