@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PG_TEST_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 
-.PHONY: install run test test-sqlite test-postgres bench clean
+.PHONY: install run test lint test-sqlite test-postgres bench clean
 
 install: $(VENV)/.installed
 
@@ -16,9 +16,12 @@ $(VENV)/.installed: pyproject.toml
 run: install
 	$(PY) -m pbem.devserver
 
-test: install
+test: install lint
 	$(PY) -m pytest -q
 	$(PY) -m pytest -q -m db --db postgresql --pg-url $(PG_TEST_URL)
+
+lint: install
+	$(PY) -m ruff check .
 
 test-sqlite: install
 	$(PY) -m pytest -q

@@ -47,7 +47,8 @@ class _Discard:
 def _body(i: int) -> Email:
     text = f"Hello player {i},\n\nit is your turn.\n" + "Your hand: Blue 3, Green 1, Merchant ship (5 gold)\n" * 20
     return Email(kind="turn", to_addr=f"Player {i} <p{i}@example.test>", subject=f"Your turn #{i}",
-                 text_body=text, html_body="<html><body>" + "<p>" + text.replace("\n", "<br>") * 2 + "</p></body></html>")
+                 text_body=text,
+                 html_body="<html><body><p>" + text.replace("\n", "<br>") * 2 + "</p></body></html>")
 
 
 def run(url: str, backlog: int, history: int) -> dict[str, float]:

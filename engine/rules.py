@@ -22,6 +22,9 @@ from engine.text import card_name
 HAND_SIZE = 6  # R2.1
 
 
+DEFAULT_OPTIONS = Options()  # frozen: one shared default is safe
+
+
 def check_config(n_players: int, teams: bool, options: Options) -> None:
     """R2.3 and R7: raise ConfigError for a combination the rules refuse."""
     if teams:
@@ -42,7 +45,7 @@ def check_config(n_players: int, teams: bool, options: Options) -> None:
         raise ConfigError("The waiting time is only for games of 2 or 3 players alone.")
 
 
-def new_game(players: Sequence[str], *, teams: bool = False, options: Options = Options(),
+def new_game(players: Sequence[str], *, teams: bool = False, options: Options = DEFAULT_OPTIONS,
              seed: int | None = None, deck: Sequence[str] | None = None) -> GameState:
     """A new game, dealt from ``random.Random(seed)`` or from an explicit deck (R2.1, R2.2)."""
     if isinstance(players, str) or not isinstance(players, Sequence) or \

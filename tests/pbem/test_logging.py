@@ -39,9 +39,9 @@ def test_one_json_line_per_request(client, log_output):
     client.get("/healthz")
     client.get("/no-such-page")
     lines = _lines(log_output, "request")
-    assert [(l["method"], l["path"], l["status"]) for l in lines] == [
+    assert [(line["method"], line["path"], line["status"]) for line in lines] == [
         ("GET", "/healthz", 200), ("GET", "/no-such-page", 404)]
-    assert all(isinstance(l["duration_ms"], float) for l in lines)
+    assert all(isinstance(line["duration_ms"], float) for line in lines)
 
 
 @pytest.mark.parametrize("path", [f"/m/{TOKEN}", f"/g/{TOKEN}", f"/u/{TOKEN}", f"/m/{TOKEN}?confirm=1",
@@ -68,7 +68,7 @@ def test_the_game_id_comes_from_the_url_or_from_the_view(app, log_output):
     client = app.test_client()
     client.get("/test-only/games/7")
     client.get("/test-only/link")
-    assert [(l["game_id"], l.get("seat")) for l in _lines(log_output, "request")] == [(7, None), (42, 1)]
+    assert [(line["game_id"], line.get("seat")) for line in _lines(log_output, "request")] == [(7, None), (42, 1)]
 
 
 def test_a_failing_request_is_logged_once_with_its_error_class(app, log_output):
@@ -80,7 +80,7 @@ def test_a_failing_request_is_logged_once_with_its_error_class(app, log_output):
 
     assert app.test_client().get("/test-only/boom").status_code == 500
     lines = _lines(log_output, "request")
-    assert [l["status"] for l in lines] == [500]
+    assert [line["status"] for line in lines] == [500]
     assert TOKEN not in log_output.getvalue()
 
 

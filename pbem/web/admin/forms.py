@@ -72,7 +72,7 @@ def _percent_ladder(form: Form, field: StringField) -> None:
     try:
         values = [float(p) for p in text.split(",") if p.strip()]
     except ValueError:
-        raise ValidationError("Write percentages of the deadline separated by commas, like 50,85.")
+        raise ValidationError("Write percentages of the deadline separated by commas, like 50,85.") from None
     if any(not 0 < v < 100 for v in values):
         raise ValidationError("Each reminder must fall between 0 and 100 percent of the deadline.")
 
