@@ -2,13 +2,18 @@
 on 127.0.0.1 playing many games at once, then, in the same run, the bare ceiling of the stack
 (one small insert per request, benchmarks/bare_app.py) under the same load.
 
-    python -m benchmarks.load_bench [--db sqlite postgresql] [--players 16] [--seconds 20]
+    python -m benchmarks.load_bench [--db sqlite postgresql] [--protocol post click]
+                                    [--players 16] [--seconds 20]
 
-A player follows the real protocol: it opens the move link of its email (GET, the confirmation
-page), reads the form and POSTs it. Each player plays its own games (16 players, 8 games each),
-so players rarely contend on one game. It reports moves per second, p50/p99 latency of the
-move (the POST) and of the whole click (GET + POST), and the ratio to the bare ceiling, also
-as server CPU per move against per insert (which other work on the machine does not skew).
+Each player plays its own games (16 players, 8 games each), so players rarely contend on one
+game. Two protocols of a player, each run on its own games against the same server:
+- "post": the player POSTs the signed move link of its email directly (one request a move:
+  the load of "players posting moves");
+- "click": what a person does: it opens the move link (GET, the confirmation page), reads the
+  form and POSTs it (two requests a move).
+For each it reports moves per second, p50/p99 latency of the move (the POST) and, for "click",
+of the whole click (GET + POST), and the ratio to the bare ceiling, also as server CPU per move
+against per insert (which other work on the machine does not skew).
 By default players click as fast as they can (the server saturated: the ratio is meaningful);
 `--think-ms 200` makes them pause like readers (latency at a realistic load).
 """
@@ -24,6 +29,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import engine
 import httpx
@@ -38,6 +44,9 @@ from pbem.migrations import upgrade_database
 from pbem.models import Game, Seat
 
 SECRET = "bench-secret-key-not-for-production"
+PROTOCOLS = ("post", "click")
+# Requests a move takes under each protocol (for the request-rate ratio to the ceiling).
+REQUESTS_PER_MOVE = {"post": 1, "click": 2}
 FORM_ACTION = re.compile(r'<form method="post"[^>]*action="([^"]+)"')
 NAMES = ["Ann", "Bob", "Cid", "Dee"]
 
@@ -84,9 +93,11 @@ def make_games(url: str, cfg: Config, count: int) -> list[BenchGame]:
 
 
 async def play(client: httpx.AsyncClient, cfg: Config, games: list[BenchGame], until: float,
-               record_after: float, samples: Samples, think_ms: float = 0.0) -> None:
-    """One player clicking the move links of its games' emails, one game after the other
-    (pausing 0..2 x think_ms between two clicks, as a reader would; 0 = as fast as it can)."""
+               record_after: float, samples: Samples, think_ms: float = 0.0,
+               protocol: str = "click") -> None:
+    """One player playing the move links of its games' emails, one game after the other
+    (pausing 0..2 x think_ms between two moves, as a reader would; 0 = as fast as it can).
+    `protocol`: "click" opens the confirmation page and POSTs its form, "post" POSTs the link."""
     turn = 0
     pause = random.Random(id(games))
     while time.perf_counter() < until:
@@ -101,13 +112,17 @@ async def play(client: httpx.AsyncClient, cfg: Config, games: list[BenchGame], u
         move = game.rng.choice(engine.legal_moves(game.state))
         token = links.sign_move(cfg, game.id, seat, game.nonces[seat], game.state.version, move)
         started = time.perf_counter()
-        page = await client.get(f"/m/{token}")
-        action = FORM_ACTION.search(page.text) if page.status_code == 200 else None
-        if action is None:
-            samples.error(f"GET {page.status_code}")
-            continue
+        if protocol == "click":
+            page = await client.get(f"/m/{token}")
+            action = FORM_ACTION.search(page.text) if page.status_code == 200 else None
+            if action is None:
+                samples.error(f"GET {page.status_code}")
+                continue
+            target = action.group(1)
+        else:
+            target = urlsplit(links.move_url(cfg, token)).path  # the link as the email carries it
         posted = time.perf_counter()
-        response = await client.post(action.group(1))
+        response = await client.post(target)
         done = time.perf_counter()
         if response.status_code != 303:
             samples.error(f"POST {response.status_code}")
@@ -116,7 +131,8 @@ async def play(client: httpx.AsyncClient, cfg: Config, games: list[BenchGame], u
         if started >= record_after:
             samples.moves += 1
             samples.move_ms.append((done - posted) * 1000)
-            samples.click_ms.append((done - started) * 1000)
+            if protocol == "click":
+                samples.click_ms.append((done - started) * 1000)
 
 
 async def ping(client: httpx.AsyncClient, until: float, record_after: float, samples: Samples) -> None:
@@ -156,14 +172,19 @@ async def drive(base: str, players: int, seconds: float, warmup: float, worker) 
     return samples, elapsed
 
 
-def summary(samples: Samples, elapsed: float) -> dict[str, Any]:
-    return {
+def summary(samples: Samples, elapsed: float, *, clicks: bool = False) -> dict[str, Any]:
+    """Rate, latency (and, with `clicks`, latency of GET + POST), errors and server CPU."""
+    result: dict[str, Any] = {
         "per_second": round(samples.moves / elapsed, 1),
         "count": samples.moves,
         "p50_ms": round(percentile(samples.move_ms, 50), 1),
         "p99_ms": round(percentile(samples.move_ms, 99), 1),
-        "click_p50_ms": round(percentile(samples.click_ms, 50), 1) if samples.click_ms else None,
-        "click_p99_ms": round(percentile(samples.click_ms, 99), 1) if samples.click_ms else None,
+    }
+    if clicks:
+        result["click_p50_ms"] = round(percentile(samples.click_ms, 50), 1)
+        result["click_p99_ms"] = round(percentile(samples.click_ms, 99), 1)
+    return {
+        **result,
         "errors": samples.errors,
         "load_generator_cpu": round(samples.generator_cpu, 2),
         # Server CPU per completed move (or insert): unlike rates, not inflated by other load.
@@ -172,21 +193,38 @@ def summary(samples: Samples, elapsed: float) -> dict[str, Any]:
     }
 
 
+def ratios(moves: dict[str, Any], ceiling: dict[str, Any], requests_per_move: int) -> dict[str, Any]:
+    """A protocol's moves against the bare ceiling: throughput, server CPU, and request rate."""
+    rate, move_cpu, ping_cpu = ceiling["per_second"], moves["server_cpu_ms_each"], ceiling["server_cpu_ms_each"]
+    return {
+        "moves_to_ceiling": round(moves["per_second"] / rate, 3) if rate else None,
+        # The same ratio from server CPU per move vs per insert: what it would be on an idle machine.
+        "cpu_moves_to_ceiling": round(ping_cpu / move_cpu, 3) if move_cpu and ping_cpu else None,
+        "requests_to_ceiling": round(requests_per_move * moves["per_second"] / rate, 3) if rate else None,
+    }
+
+
 def run(kind: str, players: int, seconds: float, games_per_player: int, warmup: float,
-        think_ms: float = 0.0, web: str | None = None) -> dict[str, Any]:
+        think_ms: float = 0.0, web: str | None = None,
+        protocols: tuple[str, ...] | list[str] = PROTOCOLS) -> dict[str, Any]:
     with scratch_database(kind) as url:
         upgrade_database(url)
         env = {"DATABASE_URL": url, "SECRET_KEY": SECRET, "KORSAR_ENV": "production",
                "BASE_URL": "http://127.0.0.1", "DEV_INBOX": "0"}
         cfg = Config(DATABASE_URL=url, SECRET_KEY=SECRET, BASE_URL="http://127.0.0.1")
-        games = make_games(url, cfg, players * games_per_player)
-        shares = [games[i::players] for i in range(players)]
+        # Each protocol plays games of its own, all made before the server starts.
+        shares: dict[str, list[list[BenchGame]]] = {}
+        for protocol in protocols:
+            games = make_games(url, cfg, players * games_per_player)
+            shares[protocol] = [games[i::players] for i in range(players)]
         command = web or procfile_web_command()
+        measured: dict[str, tuple[Samples, float]] = {}
         with gunicorn(command, env) as base:
-            moves, elapsed = asyncio.run(drive(
-                base, players, seconds, warmup,
-                lambda i, client, until, after, samples: play(client, cfg, shares[i], until, after, samples,
-                                                              think_ms)))
+            for protocol in protocols:
+                measured[protocol] = asyncio.run(drive(
+                    base, players, seconds, warmup,
+                    lambda i, client, until, after, samples, p=protocol: play(
+                        client, cfg, shares[p][i], until, after, samples, think_ms, p)))
         db = make_engine(url)
         from benchmarks.bare_app import metadata
         metadata.create_all(db)
@@ -195,23 +233,23 @@ def run(kind: str, players: int, seconds: float, games_per_player: int, warmup: 
             pings, ping_elapsed = asyncio.run(drive(
                 base, players, seconds, warmup,
                 lambda i, client, until, after, samples: ping(client, until, after, samples)))
-    result = {"db": kind, "players": players, "think_ms": think_ms, "web": command, "moves": summary(moves, elapsed),
-              "bare_ceiling": summary(pings, ping_elapsed),
-              "load_average": [round(x, 1) for x in os.getloadavg()],  # other work on the machine
-              "cpus": os.cpu_count()}
-    ceiling = result["bare_ceiling"]["per_second"]
-    result["moves_to_ceiling"] = round(result["moves"]["per_second"] / ceiling, 3) if ceiling else None
-    move_cpu, ping_cpu = result["moves"]["server_cpu_ms_each"], result["bare_ceiling"]["server_cpu_ms_each"]
-    # The same ratio from server CPU per move vs per insert: what it would be on an idle machine.
-    result["cpu_moves_to_ceiling"] = round(ping_cpu / move_cpu, 3) if move_cpu and ping_cpu else None
-    # A move is two requests (GET the confirmation page, POST it): the request-rate ratio too.
-    result["requests_to_ceiling"] = round(2 * result["moves"]["per_second"] / ceiling, 3) if ceiling else None
+    ceiling = summary(pings, ping_elapsed)
+    result: dict[str, Any] = {"db": kind, "players": players, "think_ms": think_ms, "web": command}
+    for protocol, (samples, elapsed) in measured.items():
+        moves = summary(samples, elapsed, clicks=protocol == "click")
+        result[protocol] = {"moves": moves, **ratios(moves, ceiling, REQUESTS_PER_MOVE[protocol])}
+    result.update({"bare_ceiling": ceiling,
+                   "load_average": [round(x, 1) for x in os.getloadavg()],  # other work on the machine
+                   "cpus": os.cpu_count()})
     return result
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", nargs="+", default=["sqlite", "postgresql"], choices=["sqlite", "postgresql"])
+    parser.add_argument("--protocol", nargs="+", default=list(PROTOCOLS), choices=PROTOCOLS,
+                        help="post: POST the move link directly; click: GET the confirmation page, "
+                             "then POST its form (default: both, in that order)")
     parser.add_argument("--players", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--warmup", type=float, default=3.0)
@@ -222,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for kind in args.db:
         result = run(kind, args.players, args.seconds, args.games_per_player, args.warmup, args.think_ms,
-                     args.web)
+                     args.web, args.protocol)
         print(json.dumps(result, indent=2))
         sys.stdout.flush()
     return 0

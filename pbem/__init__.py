@@ -10,6 +10,7 @@ from flask_wtf.csrf import CSRFProtect
 
 from pbem.config import Config
 from pbem.db import make_engine
+from pbem.web.templating import PageEnvironment
 
 # Every form POST needs a session CSRF token, except player move links (their signed token
 # is the authentication, and they are opened from email clients without a session).
@@ -22,6 +23,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     for key, value in (test_config or {}).items():
         setattr(config, key, value)
     app = Flask(__name__)
+    app.jinja_environment = PageEnvironment  # before anything builds app.jinja_env
     app.config.from_mapping({k: getattr(config, k) for k in config.__dataclass_fields__})
     app.config["KORSAR"] = config
     app.extensions["korsar_db"] = make_engine(config.DATABASE_URL)

@@ -29,6 +29,7 @@ _TOKEN_PATH = re.compile(r"/(m|g|u)/[^/?#\s\"]+")
 _TOKEN_LIKE = re.compile(r"[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{4,}(?:\.[A-Za-z0-9_\-]{4,})+")
 _context: ContextVar[dict[str, Any] | None] = ContextVar("korsar_log_context", default=None)
 _HANDLER_NAME = "korsar-json"
+_ENCODER = json.JSONEncoder(default=str, separators=(",", ":"))  # built once, not per line
 
 
 def redact(text: str) -> str:
@@ -64,7 +65,7 @@ class JsonFormatter(logging.Formatter):
             line["exc_type"] = record.exc_info[0].__name__
             line["traceback"] = [f"{f.filename}:{f.lineno} {f.name}"
                                  for f in traceback.extract_tb(record.exc_info[2])[-12:]]
-        return json.dumps(line, default=str, separators=(",", ":"))
+        return _ENCODER.encode(line)
 
 
 def configure_logging(level: int = logging.INFO, stream: Any = None) -> logging.Handler:
@@ -115,12 +116,15 @@ def _log_request(status: int, **more: Any) -> None:
         "status": status,
         "duration_ms": round((time.perf_counter() - started) * 1000, 2) if started else None,
     }
+    context = _context.get() or {}
     view_args = request.view_args or {}
-    game_id = view_args.get("game_id")
+    game_id = context.get("game_id", view_args.get("game_id"))
     if game_id is None and isinstance(view_args.get("token"), str):
+        # Views that verified their token said whose game it is (log_context); others are
+        # verified here once more, for the log line only.
         game_id = _game_id_of_token(view_args["token"])
     fields["game_id"] = game_id
-    fields.update(_context.get() or {})
+    fields.update(context)
     fields.update(more)
     level = logging.ERROR if status >= 500 else logging.INFO
     request_logger.log(level, "%s %s %s", request.method, fields["path"], status, extra={"fields": fields})

@@ -14,17 +14,21 @@ from typing import Any
 
 import engine
 from flask import Blueprint, Response, redirect, render_template, request
-from sqlmodel import Session, select
+from sqlalchemy import bindparam
+from sqlmodel import Session, col, select
 
 from pbem import links
 from pbem.db import read_scope, session_scope
 from pbem.games import notify, service
 from pbem.games.board import board, move_log
+from pbem.logging import log_context
 from pbem.models import Game, GameStatus, Seat
 from pbem.web.context import config, db
+from pbem.web.security import set_missing_headers
 
 bp = Blueprint("player", __name__)
 
+NO_INDEX = [("X-Robots-Tag", "noindex, nofollow")]
 STATUS_TITLES = {
     400: "This link does not work",
     403: "This link is no longer yours",
@@ -45,15 +49,20 @@ def _seat_url(game_id: int, seat: Seat) -> str:
     return "/g/" + links.sign_seat(config(), game_id, seat.position, seat.link_nonce)
 
 
+# Built once: a page load is one round trip for the game and the seat its token names.
+_GAME_AND_SEAT = (select(Game, Seat).join(Seat, col(Seat.game_id) == col(Game.id))
+                  .where(col(Game.id) == bindparam("game_id"), col(Seat.position) == bindparam("position")))
+_GAME_EXISTS = select(Game.id).where(col(Game.id) == bindparam("game_id"))
+
+
 def _load_seat(session: Session, token: links.SeatToken) -> tuple[Game, Seat]:
     """The game and seat a verified token names; LinkError if gone or revoked."""
-    game = session.get(Game, token.game_id)
-    if game is None:
-        raise links.LinkError("This game does not exist any more.", 404)
-    seat = session.exec(select(Seat).where(Seat.game_id == game.id,
-                                           Seat.position == token.position)).first()
-    if seat is None:
+    row = session.exec(_GAME_AND_SEAT, params={"game_id": token.game_id, "position": token.position}).first()
+    if row is None:
+        if session.exec(_GAME_EXISTS, params={"game_id": token.game_id}).first() is None:
+            raise links.LinkError("This game does not exist any more.", 404)
         raise links.LinkError("This link does not belong to any player of this game.", 403)
+    game, seat = row
     if seat.link_nonce != token.nonce:
         # No link to the current page here: the nonce changed precisely to revoke this one.
         raise links.LinkError("This link has been replaced by a newer one (for example after an "
@@ -77,11 +86,9 @@ def _lock_seat(session: Session, token: links.SeatToken) -> tuple[Game, list[Sea
     return game, seats, seat
 
 
-def _page_context(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
-    state = service.load_state(game)
+def _page_context(game: Game, seat: Seat, state: engine.GameState, game_url: str) -> dict[str, Any]:
     view = engine.player_view(state, seat.position)
-    return {"game": game, "seat": seat, "view": view, "board": board(view),
-            "game_url": _seat_url(game.id, seat)}  # type: ignore[arg-type]
+    return {"game": game, "seat": seat, "view": view, "board": board(view), "game_url": game_url}
 
 
 @bp.route("/m/<token>", methods=["GET"])
@@ -92,6 +99,7 @@ def confirm_move(token: str) -> Any:
         parsed = links.read_move(cfg, token)
     except links.LinkError as exc:
         return _link_error(exc)
+    log_context(game_id=parsed.game_id)
     with read_scope(db()) as session:
         try:
             game, seat = _load_seat(session, parsed.seat)
@@ -102,10 +110,18 @@ def confirm_move(token: str) -> Any:
             move = engine.normalize_move(parsed.move)
         except engine.IllegalMove as exc:
             return _error_page(str(exc), 422, game_url)
-        refusal = service.refusal(session, game, seat.position, move, parsed.version, player=seat)
+        # The service checks everything but the rules; the rules are checked here on the state
+        # the page shows, so the snapshot is parsed once (same order, same messages).
+        refusal = service.refusal(session, game, seat.position, move, parsed.version, player=seat,
+                                  check_rules=False)
         if refusal is not None:
             return _error_page(refusal.message, refusal.status, game_url)
-        context = _page_context(session, game, seat)
+        state = service.load_state(game)
+        try:
+            engine.check_move(state, seat.position, move)
+        except engine.IllegalMove as exc:
+            return _error_page(str(exc), service.IllegalMoveError.status, game_url)
+        context = _page_context(game, seat, state, game_url)
         return render_template("player/confirm.html", token=token, move=move,
                                move_text=engine.describe_move(move, context["view"]), **context)
 
@@ -118,6 +134,7 @@ def play_move(token: str) -> Any:
         parsed = links.read_move(cfg, token)
     except links.LinkError as exc:
         return _link_error(exc)
+    log_context(game_id=parsed.game_id)
     game_url = None
     try:
         with session_scope(db()) as session:
@@ -141,12 +158,14 @@ def game_page(token: str) -> Any:
         parsed = links.read_seat(cfg, token)
     except links.LinkError as exc:
         return _error_page(exc.message, exc.status)
+    log_context(game_id=parsed.game_id)
     with read_scope(db()) as session:
         try:
             game, seat = _load_seat(session, parsed)
         except links.LinkError as exc:
             return _error_page(exc.message, exc.status)
-        context = _page_context(session, game, seat)
+        context = _page_context(game, seat, service.load_state(game),
+                                _seat_url(game.id, seat))  # type: ignore[arg-type]
         view = context["view"]
         playable = game.status == GameStatus.RUNNING and not seat.handed_to_bot
         moves = notify.move_links(cfg, game, seat, view) if playable else []
@@ -175,5 +194,5 @@ def _link_error(exc: links.LinkError) -> tuple[str, int]:
 @bp.after_request
 def _no_index(response: Response) -> Response:
     # Private pages reached through secret links: keep them out of search engines.
-    response.headers.setdefault("X-Robots-Tag", "noindex, nofollow")
+    set_missing_headers(response.headers, NO_INDEX)
     return response

@@ -8,7 +8,10 @@ address from a declared number of reverse proxies (FORWARDED_HOPS).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from flask import Flask, Response
+from werkzeug.datastructures import Headers
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 CONTENT_SECURITY_POLICY = "; ".join([
@@ -39,17 +42,22 @@ def trust_proxies(app: Flask, hops: int) -> None:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=0)  # type: ignore[method-assign]
 
 
+def set_missing_headers(headers: Headers, defaults: Iterable[tuple[str, str]]) -> None:
+    """Add each (name, value) of `defaults` whose name `headers` lacks (any case): one pass over
+    the headers, where `Headers.setdefault` scans them and raises a KeyError per missing name."""
+    present = {name.lower() for name, _value in headers}
+    headers.extend([(name, value) for name, value in defaults if name.lower() not in present])
+
+
 def init_security_headers(app: Flask, *, https: bool) -> None:
     """Add the headers to every response; HSTS too when the site is served over https."""
-    headers = dict(SECURITY_HEADERS)
+    headers = list(SECURITY_HEADERS.items())
     if https:
-        headers["Strict-Transport-Security"] = "max-age=31536000; includeSubDomains"
+        headers.append(("Strict-Transport-Security", "max-age=31536000; includeSubDomains"))
+    # Pages show private hands and carry tokens: no shared cache may keep them.
+    with_no_store = [*headers, ("Cache-Control", "no-store")]
 
     @app.after_request
     def _set_headers(response: Response) -> Response:
-        for name, value in headers.items():
-            response.headers.setdefault(name, value)
-        # Pages show private hands and carry tokens: no shared cache may keep them.
-        if "Cache-Control" not in response.headers and not response.direct_passthrough:
-            response.headers["Cache-Control"] = "no-store"
+        set_missing_headers(response.headers, headers if response.direct_passthrough else with_no_store)
         return response

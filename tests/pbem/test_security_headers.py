@@ -71,3 +71,19 @@ def test_forwarded_client_address_is_trusted_only_behind_a_declared_proxy(app, h
     response = app.test_client().get("/test-only/ip", headers={"X-Forwarded-For": "203.0.113.7"},
                                      environ_base={"REMOTE_ADDR": "127.0.0.1"})
     assert response.get_data(as_text=True) == seen
+
+
+def test_a_header_the_view_set_is_kept_whatever_its_case(app):
+    @app.get("/test-only/own-headers")
+    def own_headers():  # type: ignore[no-untyped-def]
+        return "ok", 200, {"cache-control": "max-age=60", "x-frame-options": "SAMEORIGIN"}
+
+    response = app.test_client().get("/test-only/own-headers")
+    assert response.headers.getlist("Cache-Control") == ["max-age=60"]
+    assert response.headers.getlist("X-Frame-Options") == ["SAMEORIGIN"]
+    assert response.headers["Referrer-Policy"] == "no-referrer"
+
+
+def test_player_pages_are_kept_out_of_search_engines(client):
+    response = client.get("/m/not-a-token")
+    assert response.headers.getlist("X-Robots-Tag") == ["noindex, nofollow"]
