@@ -13,6 +13,7 @@ with its links, as the worker does just before sending it) is measured too.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -28,7 +29,9 @@ from pbem.clocks.sweep import run_sweep
 from pbem.config import Config
 from pbem.db import create_all, make_engine, session_scope
 from pbem.games.service import create_game
+from pbem.logging import configure_logging
 from pbem.models import Game, Seat
+from pbem.runtime import tune_gc
 
 PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 T0 = datetime(2026, 1, 12, 10, 0)
@@ -116,6 +119,9 @@ def render_cost(engine, cfg: Config, count: int = 200) -> float:
 
 
 def bench(url: str, games: int, due: int) -> dict[str, float]:
+    # As in the worker process: JSON log lines (written to nowhere here) and its GC settings.
+    configure_logging(stream=open(os.devnull, "w"))  # open for the whole run
+    tune_gc()
     engine = make_engine(url)
     create_all(engine)
     cfg = Config(DATABASE_URL=url, SECRET_KEY="bench", BASE_URL="http://korsar.test",

@@ -25,6 +25,7 @@ from sqlalchemy.exc import StatementError
 
 from pbem.config import Config
 from pbem.mail.delivery import deliver_due, default_worker_id
+from pbem.runtime import tune_gc
 
 log = logging.getLogger("pbem.worker")
 JOBS = ("bots", "clocks", "deliver")  # in run_once, mail goes last: it sends what the others queued
@@ -139,6 +140,7 @@ def run_worker(app: Flask, *, once: bool = False) -> bool:
 
     configure_logging()
     engine, cfg = _engine_and_config(app, None)
+    tune_gc()
     worker_id = default_worker_id()
     if once:
         results = [run_job(name, engine, cfg, worker_id=worker_id) for name in JOBS]

@@ -3,7 +3,7 @@
 Due work is found with indexed queries on UTC columns (game.status + deadline_at,
 game.status + next_reminder_at, notice.status + due_at); each piece is done in its own short
 transaction and claimed so that two workers running at once never do it twice:
-- timeouts are done a chunk of TIMEOUT_CHUNK games at a time: the games still due at the
+- timeouts are done a chunk of games at a time (TIMEOUT_CHUNK): the games still due at the
   version the sweep saw are locked (SKIP LOCKED: another worker, or a player's move in
   progress, keeps them), the autoplayed moves are planned by the engine and stored together
   (pbem.games.service.store_moves: one versioned UPDATE, one INSERT into the move log, one
@@ -42,8 +42,9 @@ from pbem.models import Game, GameStatus, Seat, utcnow
 log = logging.getLogger("pbem.clocks")
 BATCH = 5000
 # Timeouts done per transaction: one commit (an fsync on PostgreSQL) and a few statements per
-# chunk, while the row locks (SQLite: the write lock, which players' moves wait for) stay short.
-TIMEOUT_CHUNK = 100
+# chunk. SQLite's write lock stops every player's move meanwhile, so its chunks stay short
+# (about 30 ms); PostgreSQL locks only the chunk's own game rows.
+TIMEOUT_CHUNK = {"sqlite": 100, "postgresql": 250}
 
 
 # ---------------------------------------------------------------- timeouts
@@ -230,7 +231,7 @@ def run_sweep(engine: Engine, cfg: Config, now: datetime | None = None, *,
         return {"timeouts": 0, "reminders": 0, "notice_emails": 0, "deferred": 0}
     with engine.connect() as conn:
         report = {
-            "timeouts": _each(conn, _chunks(timeouts, TIMEOUT_CHUNK),
+            "timeouts": _each(conn, _chunks(timeouts, TIMEOUT_CHUNK.get(engine.dialect.name, 100)),
                               lambda s, due: apply_timeouts(s, cfg, due, now), budget,
                               size=lambda item: len(item[0])),
             "reminders": _each(conn, _chunks(reminder_ids, reminders.CHUNK),
