@@ -35,7 +35,7 @@ from pbem.clocks.schedule import is_clocked
 from pbem.config import Config
 from pbem.db import batched_writes, read_scope
 from pbem.games import lifecycle
-from pbem.games.service import (GameError, PlannedMove, bot_move, load_state, lock_game, plan_move, seats_of,
+from pbem.games.service import (GameError, PlannedMove, bot_move, load_state, lock_game_with_seats, plan_move,
                                 start_turn, store_moves)
 from pbem.models import Game, GameStatus, Seat, utcnow
 
@@ -107,12 +107,12 @@ def _apply_timeouts_together(session: Session, cfg: Config, due: list[tuple[int,
 def apply_timeout(session: Session, cfg: Config, game_id: int, seen_version: int,
                   now: datetime) -> str | None:
     """Apply the game's timeout policy to the seat whose deadline passed; None if not due (any more)."""
-    game = lock_game(session, game_id)
+    game, seats = lock_game_with_seats(session, game_id)
     if (game.status != GameStatus.RUNNING or game.version != seen_version
             or game.deadline_at is None or game.deadline_at > now):
         return None
     with batched_writes(session):
-        timeout = _timeout(session, cfg, game, seats_of(session, game_id), now)
+        timeout = _timeout(session, cfg, game, seats, now)
         if timeout is None:
             return None
         store_moves(session, cfg, [timeout.move] if timeout.move is not None else [])

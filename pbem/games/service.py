@@ -180,6 +180,9 @@ def dump_state(state: engine.GameState) -> str:
 _SEATS_OF = select(Seat).where(Seat.game_id == bindparam("game_id")).order_by(col(Seat.position))
 _LOCK_GAME = (select(Game).where(Game.id == bindparam("game_id")).with_for_update()
               .execution_options(populate_existing=True))
+_LOCK_GAME_WITH_SEATS = (select(Game, Seat).join(Seat, col(Seat.game_id) == col(Game.id))
+                         .where(Game.id == bindparam("game_id")).order_by(col(Seat.position))
+                         .with_for_update(of=Game).execution_options(populate_existing=True))
 
 
 def seats_of(session: Session, game_id: int) -> list[Seat]:
@@ -350,6 +353,14 @@ class PlannedMove:
                            self.events, self.state.finished, self.state.to_move)
 
 
+def lock_game_with_seats(session: Session, game_id: int) -> tuple[Game, list[Seat]]:
+    """`lock_game` and `seats_of` in one round trip (the move path)."""
+    rows = session.exec(_LOCK_GAME_WITH_SEATS, params={"game_id": game_id}).all()
+    if not rows:
+        raise NotFound("There is no such game.")
+    return rows[0][0], [seat for _game, seat in rows]
+
+
 def lock_game(session: Session, game_id: int) -> Game:
     """The game row, locked for this transaction (SELECT ... FOR UPDATE; SQLite: BEGIN IMMEDIATE)."""
     game = session.exec(_LOCK_GAME, params={"game_id": game_id}).first()
@@ -485,8 +496,8 @@ def apply_game_move(
     seats (`seats_of`) in this transaction; they are not queried again.
     """
     if game is None or game.id != game_id:
-        game, seats = lock_game(session, game_id), None
-    if seats is None:
+        game, seats = lock_game_with_seats(session, game_id)
+    elif seats is None:
         seats = seats_of(session, game_id)
     planned = plan_move(session, cfg, game, seats, position, move, expected_version=expected_version,
                         source=source, now=now or utcnow())
@@ -502,19 +513,18 @@ def bot_move(game: Game, seat: Seat, state: engine.GameState) -> dict[str, Any]:
 
 
 def _play_one_bot(session: Session, cfg: Config, game_id: int, now: datetime) -> bool:
-    game = lock_game(session, game_id)
+    game, seats = lock_game_with_seats(session, game_id)
     if (game.status != GameStatus.RUNNING or game.bot_due_at is None or game.bot_due_at > now
             or game.to_move is None):
         return False
-    seat = session.exec(select(Seat).where(Seat.game_id == game_id,
-                                           Seat.position == game.to_move)).one()
+    seat = seats[game.to_move]
     if not is_bot_seat(seat):
         game.bot_due_at = None
         session.add(game)
         return False
     move = bot_move(game, seat, load_state(game))
     apply_game_move(session, cfg, game_id, seat.position, move, expected_version=game.version,
-                    source="bot", now=now, game=game)
+                    source="bot", now=now, game=game, seats=seats)
     return True
 
 

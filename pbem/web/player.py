@@ -73,10 +73,9 @@ def _load_seat(session: Session, token: links.SeatToken) -> tuple[Game, Seat]:
 def _lock_seat(session: Session, token: links.SeatToken) -> tuple[Game, list[Seat], Seat]:
     """Like `_load_seat`, with the game row locked and every seat loaded once (for a move)."""
     try:
-        game = service.lock_game(session, token.game_id)
+        game, seats = service.lock_game_with_seats(session, token.game_id)
     except service.NotFound:
         raise links.LinkError("This game does not exist any more.", 404) from None
-    seats = service.seats_of(session, token.game_id)
     seat = next((s for s in seats if s.position == token.position), None)
     if seat is None:
         raise links.LinkError("This link does not belong to any player of this game.", 403)
