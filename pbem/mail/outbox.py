@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert
@@ -35,29 +34,6 @@ OutboxRow = dict[str, Any]
 _INSERT = insert(OutboxMessage.__table__)  # type: ignore[attr-defined]
 
 
-def outbox_row(
-    email: Email,
-    *,
-    domain: str,
-    game_id: int | None = None,
-    seat_id: int | None = None,
-    thread_id: str | None = None,
-    message_id: str | None = None,
-    now: datetime | None = None,
-) -> OutboxRow:
-    """The pending outbox row of `email` (see `enqueue`)."""
-    if "\r" in email.subject or "\n" in email.subject:
-        raise ValueError("an email subject must be one line")
-    now = now or utcnow()
-    return {
-        "game_id": game_id, "seat_id": seat_id, "kind": email.kind, "to_addr": email.to_addr,
-        "subject": email.subject, "text_body": email.text_body, "html_body": email.html_body,
-        "message_id": message_id or new_message_id(domain), "in_reply_to": thread_id,
-        "references": thread_id, "headers_json": json.dumps(email.headers, sort_keys=True),
-        "status": OutboxStatus.PENDING, "attempts": 0, "next_attempt_at": now, "created_at": now,
-    }
-
-
 def enqueue(
     session: Session,
     email: Email,
@@ -75,8 +51,16 @@ def enqueue(
     Inside `pbem.db.batched_writes` the row is written with the block's one INSERT (no "id"
     then); otherwise at once, and the returned row carries its "id".
     """
-    row = outbox_row(email, domain=domain, game_id=game_id, seat_id=seat_id,
-                     thread_id=thread_id, message_id=message_id)
+    if "\r" in email.subject or "\n" in email.subject:
+        raise ValueError("an email subject must be one line")
+    now = utcnow()
+    row = {
+        "game_id": game_id, "seat_id": seat_id, "kind": email.kind, "to_addr": email.to_addr,
+        "subject": email.subject, "text_body": email.text_body, "html_body": email.html_body,
+        "message_id": message_id or new_message_id(domain), "in_reply_to": thread_id,
+        "references": thread_id, "headers_json": json.dumps(email.headers, sort_keys=True),
+        "status": OutboxStatus.PENDING, "attempts": 0, "next_attempt_at": now, "created_at": now,
+    }
     result = write(session, _INSERT, row)
     if result is not None:
         row["id"] = result.inserted_primary_key[0]
