@@ -1,0 +1,24 @@
+"""Process settings of the long-running processes: the Procfile's web workers and the worker."""
+from __future__ import annotations
+
+import gc
+
+from benchmarks.common import procfile_web_command
+from pbem import gunicorn_conf
+from pbem.runtime import GC_THRESHOLD
+
+
+def test_the_procfile_web_process_loads_the_gunicorn_settings():
+    assert "-c python:pbem.gunicorn_conf" in procfile_web_command()
+
+
+def test_a_web_worker_freezes_the_loaded_app_out_of_the_collector_and_collects_less_often():
+    before = gc.get_threshold()
+    try:
+        gunicorn_conf.post_worker_init(worker=None)
+        assert gc.get_threshold() == GC_THRESHOLD
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
+
