@@ -3,6 +3,9 @@
 A vacation runs from 00:00 of its first day to 24:00 of its last day in the seat's zone (or from
 now, if it starts today). A turn overlapping it is extended by the overlap, reminders wait for
 its end, and the table is told. One vacation at a time per seat.
+
+A player back early cancels it: a vacation not started yet is dropped, one under way ends now;
+the days not taken are given back and the turn under way loses the extension they gave it.
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from datetime import date, datetime, timedelta
 from sqlmodel import Session
 
 from pbem.clocks import emails
+from pbem.clocks.notices import add_news
 from pbem.clocks.schedule import extend_for_absence, is_clocked, local_midnight, replan_reminders, \
     seat_zone, to_local
 from pbem.config import Config
@@ -54,4 +58,35 @@ def take_vacation(session: Session, cfg: Config, game_id: int, position: int, fi
         replan_reminders(game, seat, now)
         session.add(game)
     emails.queue_vacation(session, cfg, game, seat, seats, now=now, days_left=days_left(cfg, seat))
+    return seat
+
+
+def cancel_vacation(session: Session, cfg: Config, game_id: int, position: int, *,
+                    now: datetime) -> Seat:
+    """Drop the seat's vacation (or end it now if under way); GameError if there is none."""
+    game = lock_game(session, game_id)
+    seats = seats_of(session, game_id)
+    seat = next(s for s in seats if s.position == position)
+    start, end = seat.vacation_start, seat.vacation_end
+    if start is None or end is None or end <= now:
+        raise GameError("You have no vacation booked in this game.", 409)
+    back = max(start, now)  # what is no longer taken: [back, end)
+    seat.vacation_days_used = round(max(0.0, seat.vacation_days_used - (end - back).total_seconds() / 86400), 4)
+    if start >= now:
+        seat.vacation_start = seat.vacation_end = None
+    else:
+        seat.vacation_end = now
+    session.add(seat)
+    turn_started = game.turn_started_at or now
+    if (game.status == GameStatus.RUNNING and game.to_move == position and is_clocked(seat)
+            and game.deadline_at is not None and start < game.deadline_at and end > turn_started):
+        # The turn was extended by end - max(start, turn start): the part not taken comes off
+        # again (never into the past: the player is here now).
+        shorter = game.deadline_at - (end - max(back, turn_started))
+        if shorter > now:
+            game.deadline_at = shorter
+        replan_reminders(game, seat, now)
+        session.add(game)
+    add_news(session, game, seats, f"{seat.name} is back: their vacation is cancelled.",
+             now=now, skip=seat)
     return seat

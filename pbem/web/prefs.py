@@ -1,7 +1,7 @@
 """Blueprint 'prefs': a player's email preferences and vacations, and unsubscribe links.
 
 - GET /g/<seat token>/prefs: the page (vacation form, daily digest, reminders on/off).
-- POST /g/<seat token>/vacation, /digest, /reminders: change them (the signed token in the
+- POST /g/<seat token>/vacation, /vacation/cancel, /digest, /reminders: change them (the signed token in the
   URL authenticates the player, as for move links, so no session CSRF token is needed).
 - GET /u/<token>: a page with one button; POST /u/<token>: unsubscribe. The POST is also the
   RFC 8058 one-click endpoint mail clients call (body `List-Unsubscribe=One-Click`).
@@ -19,7 +19,7 @@ from sqlmodel import select
 from pbem import links
 from pbem.clocks.schedule import local_time_text, replan_reminders, seat_zone, to_local
 from pbem.clocks.unsubscribe import read_unsubscribe
-from pbem.clocks.vacation import days_left, take_vacation
+from pbem.clocks.vacation import cancel_vacation, days_left, take_vacation
 from pbem.db import read_scope, session_scope
 from pbem.games.service import GameError, lock_game
 from pbem.models import Game, GameStatus, Seat, utcnow
@@ -96,6 +96,19 @@ def vacation(token: str) -> Any:
         return _error(exc.message, exc.status)
     except GameError as exc:
         return _page(token, error=exc.message, form=form, status=exc.status)
+    return redirect(f"/g/{token}/prefs?saved=vacation", 303)
+
+
+@bp.route("/g/<token>/vacation/cancel", methods=["POST"])
+def vacation_cancel(token: str) -> Any:
+    try:
+        game_id, position = _seat_from(token)
+        with session_scope(db()) as session:
+            cancel_vacation(session, config(), game_id, position, now=utcnow())
+    except links.LinkError as exc:
+        return _error(exc.message, exc.status)
+    except GameError as exc:
+        return _page(token, error=exc.message, status=exc.status)
     return redirect(f"/g/{token}/prefs?saved=vacation", 303)
 
 

@@ -9,11 +9,11 @@ import pytest
 from sqlmodel import select
 
 from clockkit import T0, game_row, mails, mover, other, play_the_turn, seat_row, start_game, sweep
-from pbem.clocks.vacation import take_vacation
+from pbem.clocks.vacation import cancel_vacation, take_vacation
 from pbem.db import session_scope
 from pbem.games.service import GameError
 from pbem.links import sign_seat
-from pbem.models import Notice
+from pbem.models import Notice, utcnow
 
 
 @pytest.fixture
@@ -155,3 +155,56 @@ def test_an_unknown_time_zone_is_refused(client, setup, zone):
     assert "is not a time zone" in response.get_data(as_text=True)
     assert "<script>" not in response.get_data(as_text=True)
     assert seat_row(engine, game_id, seat.position).timezone == "UTC"
+
+
+def cancel(engine, cfg, game_id, position, now):
+    with session_scope(engine) as session:
+        return cancel_vacation(session, cfg, game_id, position, now=now)
+
+
+def test_a_vacation_booked_by_mistake_is_cancelled_with_its_days_and_its_extension(setup):
+    engine, cfg, game_id = setup
+    seat = mover(engine, game_id)
+    deadline = game_row(engine, game_id).deadline_at
+    book(engine, cfg, game_id, seat.position, date(2026, 1, 13), date(2026, 1, 14))
+    cancel(engine, cfg, game_id, seat.position, now=T0 + timedelta(hours=1))
+    back = seat_row(engine, game_id, seat.position)
+    assert (back.vacation_start, back.vacation_end, back.vacation_days_used) == (None, None, 0)
+    assert game_row(engine, game_id).deadline_at == deadline
+
+
+def test_a_player_back_early_ends_the_vacation_now_and_gets_the_rest_of_the_days_back(setup):
+    engine, cfg, game_id = setup
+    seat = mover(engine, game_id)
+    book(engine, cfg, game_id, seat.position, date(2026, 1, 13), date(2026, 1, 14))  # 48 h away
+    back_at = datetime(2026, 1, 13, 12, 0)  # 12 h into it: 36 h not taken
+    cancel(engine, cfg, game_id, seat.position, now=back_at)
+    back = seat_row(engine, game_id, seat.position)
+    assert back.vacation_end == back_at and back.vacation_days_used == 0.5
+    # Wed 10:00 + 48 h extension - 36 h not taken
+    assert game_row(engine, game_id).deadline_at == datetime(2026, 1, 14, 10, 0) + timedelta(hours=12)
+    with session_scope(engine) as session:
+        news = session.exec(select(Notice.text).where(Notice.kind == "news")).all()
+    assert any("is back" in text for text in news)
+
+
+def test_cancelling_without_a_vacation_is_refused_and_changes_nothing(client, setup):
+    engine, cfg, game_id = setup
+    seat = mover(engine, game_id)
+    with pytest.raises(GameError, match="no vacation"):
+        cancel(engine, cfg, game_id, seat.position, now=T0)
+    response = client.post(prefs_url(cfg, seat) + "/vacation/cancel")
+    assert response.status_code == 409 and "no vacation booked" in response.get_data(as_text=True)
+
+
+def test_the_prefs_page_offers_to_cancel_a_booked_vacation_with_a_post_button(client, setup):
+    engine, cfg, game_id = setup
+    seat = mover(engine, game_id)
+    now = utcnow()
+    book(engine, cfg, game_id, seat.position, now.date() + timedelta(days=2), now.date() + timedelta(days=3),
+         now=now)
+    page = client.get(prefs_url(cfg, seat) + "/prefs").get_data(as_text=True)
+    assert re.search(r'<form method="post" action="/g/[^"]+/vacation/cancel">', page)
+    assert seat_row(engine, game_id, seat.position).vacation_start is not None  # GET changed nothing
+    assert client.post(prefs_url(cfg, seat) + "/vacation/cancel").status_code == 303
+    assert seat_row(engine, game_id, seat.position).vacation_start is None
