@@ -124,11 +124,12 @@ class Rendered(str, Enum):
 
 
 def is_deferred(row: OutboxMessage) -> bool:
-    """A reminder queued by the sweep, a turn email or a timeout email, whose content is made just
-    before it is sent."""
+    """A reminder queued by the sweep, a turn, timeout or game-over email, whose content is made
+    just before it is sent."""
     return ((row.kind == KIND and row.text_body == DEFERRED_TEXT)
             or (row.kind == "turn" and row.text_body == notify.DEFERRED_TURN_TEXT)
-            or (row.kind == "timeout_autoplay" and row.text_body == emails.DEFERRED_AUTOPLAY_TEXT))
+            or (row.kind == "timeout_autoplay" and row.text_body == emails.DEFERRED_AUTOPLAY_TEXT)
+            or (row.kind == "game_over" and row.text_body == notify.DEFERRED_GAME_OVER_TEXT))
 
 
 def reminder_email(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> Email:
@@ -167,6 +168,8 @@ def render_deferred(engine: Engine, cfg: Config, row: OutboxMessage, worker_id: 
             reason = notify.turn_stale_reason(game, seat, row)
         elif row.kind == "timeout_autoplay":
             reason = emails.autoplay_stale_reason(seat, row)
+        elif row.kind == "game_over":
+            reason = notify.game_over_stale_reason(seat, row)
         else:
             reason = stale_reason(game, seat, row, now)
         if reason is not None:
@@ -179,6 +182,8 @@ def render_deferred(engine: Engine, cfg: Config, row: OutboxMessage, worker_id: 
             email = notify.deferred_turn_email(session, cfg, game, seat, row)
         elif row.kind == "timeout_autoplay":
             email = emails.timeout_autoplay_email(cfg, game, seat, row)
+        elif row.kind == "game_over":
+            email = notify.game_over_email(session, cfg, game, seat)
         else:
             email = reminder_email(session, cfg, game, seat, now)
         values = {"subject": email.subject, "text_body": email.text_body, "html_body": email.html_body,

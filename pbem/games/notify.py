@@ -202,9 +202,36 @@ def queue_game_start(session: Session, cfg: Config, game: Game, seats: list[Seat
         queue_turn_email(session, cfg, game, seats[state.to_move], state)
 
 
+# The text of a game-over email not written yet (also what the admin outbox page shows for it).
+DEFERRED_GAME_OVER_TEXT = ("This email is written just before it is sent: the final scores and "
+                           "the winners, from the finished game.")
+
+
 def queue_game_over(session: Session, cfg: Config, game: Game, seats: list[Seat],
                     state: engine.GameState) -> None:
-    """Final scores and winners to every player with an address."""
+    """Final scores and winners to every player with an address, written at delivery
+    (`game_over_email`): the last move costs what any move costs."""
+    subject = one_line(environment().get_template("game_over.subject.txt").render(game={"name": game.name}))
+    domain = game.thread_id.rpartition("@")[2].rstrip(">") or "localhost"
     for seat in seats:
-        context = seat_context(session, cfg, game, seat, state, with_moves=False)
-        queue_email(session, cfg, game, seat, "game_over", context)
+        if wants_mail(seat):
+            placeholder = Email(kind="game_over", to_addr=seat.email or "", subject=subject,
+                                text_body=DEFERRED_GAME_OVER_TEXT, html_body="")
+            enqueue(session, placeholder, domain=domain, game_id=game.id, seat_id=seat.id,
+                    thread_id=game.thread_id)
+
+
+def game_over_stale_reason(seat: Seat | None, row: OutboxMessage) -> str | None:
+    """Why a queued game-over email must not go out any more, or None."""
+    if seat is None:
+        return "the seat no longer exists"
+    if (seat.email or "").lower() != row.to_addr.lower():
+        return "the player's email address changed"  # its game link must not go to the old one
+    return None
+
+
+def game_over_email(session: Session, cfg: Config, game: Game, seat: Seat) -> Email:
+    """The full game-over email, from the finished game."""
+    state = engine.state_from_json(json.loads(game.state_json))
+    context = seat_context(session, cfg, game, seat, state, with_moves=False)
+    return render_email("game_over", seat.email or "", context)

@@ -13,7 +13,7 @@ from sqlmodel import func, select
 
 from pbem import links
 from pbem.db import session_scope
-from pbem.games import service
+from pbem.games import notify, service
 from pbem.models import Game, GameStatus, MoveRecord, OutboxMessage, Seat
 
 NOW = datetime(2026, 1, 5, 12, 0, 0)
@@ -289,16 +289,19 @@ def test_random_games_to_the_end_render_every_email_and_page_and_replay(app, pla
     state = service.load_state(game)
     names = [s.name for s in seats(app, game_id)]
     for row in outbox(app, kind="game_over"):
+        assert row.text_body == notify.DEFERRED_GAME_OVER_TEXT  # written when the worker sends it
+        with session_scope(db_of(app)) as s:
+            text = notify.game_over_email(s, cfg_of(app), s.get(Game, game_id), s.get(Seat, row.seat_id)).text_body
         me = names.index(next(n for n in names if f"<{n.lower()}@" in f"<{row.to_addr}"))
         for seat, points in enumerate(engine.scores(state)):
-            assert f"{'You' if seat == me else names[seat]}: {points} gold" in row.text_body
+            assert f"{'You' if seat == me else names[seat]}: {points} gold" in text
         if teams:
             team_scores = engine.team_scores(state)
-            teams_line = next(line for line in row.text_body.splitlines() if "Teams:" in line)
+            teams_line = next(line for line in text.splitlines() if "Teams:" in line)
             assert f" {team_scores[0]} gold; " in teams_line
             assert teams_line.endswith(f" {team_scores[1]} gold")
         winners = engine.winners(state)
-        assert ("Winner: " if len(winners) == 1 else "Shared win: ") in row.text_body
+        assert ("Winner: " if len(winners) == 1 else "Shared win: ") in text
     with session_scope(db_of(app)) as s:
         record = service.export_record(s, game_id)
     assert record["teams"] is teams and len(record["moves"]) == game.version
@@ -321,3 +324,16 @@ def test_a_bot_failing_in_one_game_does_not_stop_the_bots_of_other_games(app, mo
     assert service.play_due_bots(db_of(app), cfg_of(app), NOW) == 1
     assert game_row(app, healthy).version == 2 and game_row(app, broken).version == 1
     assert game_row(app, broken).bot_due_at == NOW + service.BOT_RETRY_DELAY
+
+
+@pytest.mark.parametrize("address, reason", [
+    ("ann@example.com", None),
+    ("ANN@example.com", None),
+    ("ann.new@example.com", "the player's email address changed"),
+])
+def test_a_game_over_email_goes_to_the_address_it_was_queued_for_only(address, reason):
+    seat = Seat(game_id=1, position=0, name="Ann", email=address, link_nonce="n")
+    row = OutboxMessage(kind="game_over", to_addr="ann@example.com", subject="s",
+                        text_body=notify.DEFERRED_GAME_OVER_TEXT, html_body="", message_id="<m@x>")
+    assert notify.game_over_stale_reason(seat, row) == reason
+    assert notify.game_over_stale_reason(None, row) == "the seat no longer exists"
