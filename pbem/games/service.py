@@ -380,12 +380,13 @@ def check_running(game: Game) -> None:
 
 def refusal(session: Session, game: Game, position: int, move: dict[str, Any],
             expected_version: int | None, *, check_rules: bool = True,
-            player: Seat | None = None) -> GameError | None:
+            player: Seat | None = None, state: engine.GameState | None = None) -> GameError | None:
     """Why `position` cannot play `move` (issued at `expected_version`) now, or None. Read-only.
 
     The order matters for the message: a double click hears "already played", an old link
     to a finished game hears "the game is over", any other old link "the game moved on".
-    `player`: the seat when a person (not a bot or an admin) makes the move.
+    `player`: the seat when a person (not a bot or an admin) makes the move. `state`: the
+    game's state when the caller has it parsed already (the rules are checked on it).
     """
     stale = expected_version is not None and expected_version != game.version
     if stale:
@@ -406,7 +407,7 @@ def refusal(session: Session, game: Game, position: int, move: dict[str, Any],
         return GameError("A bot plays your seat now; ask the game's admin to hand it back to you.", 409)
     if check_rules:
         try:
-            engine.check_move(load_state(game), position, move)
+            engine.check_move(state or load_state(game), position, move)
         except engine.IllegalMove as exc:
             return IllegalMoveError(str(exc))
     return None

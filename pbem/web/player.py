@@ -109,17 +109,11 @@ def confirm_move(token: str) -> Any:
             move = engine.normalize_move(parsed.move)
         except engine.IllegalMove as exc:
             return _error_page(str(exc), 422, game_url)
-        # The service checks everything but the rules; the rules are checked here on the state
-        # the page shows, so the snapshot is parsed once (same order, same messages).
+        state = service.load_state(game)  # parsed once: for the checks and for the page
         refusal = service.refusal(session, game, seat.position, move, parsed.version, player=seat,
-                                  check_rules=False)
+                                  state=state)
         if refusal is not None:
             return _error_page(refusal.message, refusal.status, game_url)
-        state = service.load_state(game)
-        try:
-            engine.check_move(state, seat.position, move)
-        except engine.IllegalMove as exc:
-            return _error_page(str(exc), service.IllegalMoveError.status, game_url)
         context = _page_context(game, seat, state, game_url)
         return render_template("player/confirm.html", token=token, move=move,
                                move_text=engine.describe_move(move, context["view"]), **context)
