@@ -27,11 +27,6 @@ ADMIRAL = 27
 N_MERCHANT_KINDS = 7
 
 
-def colour_base(colour: int) -> int:
-    """Kind of the colour's strength-1 pirate."""
-    return 7 + 5 * colour
-
-
 def _build_codes() -> tuple[str, ...]:
     codes = [f"M{v}" for v in MERCHANT_VALUES]
     for letter in COLOUR_LETTERS:
@@ -50,7 +45,6 @@ KIND_STRENGTH: tuple[int, ...] = tuple(
     (k - 7) % 5 + 1 if 7 <= k < 27 and (k - 7) % 5 < 4 else 0 for k in range(N_KINDS))
 KIND_IS_CAPTAIN: tuple[bool, ...] = tuple(
     7 <= k < 27 and (k - 7) % 5 == 4 for k in range(N_KINDS))
-KIND_IS_PIRATE: tuple[bool, ...] = tuple(KIND_STRENGTH[k] > 0 for k in range(N_KINDS))
 KIND_VALUE: tuple[int, ...] = tuple(
     MERCHANT_VALUES[k] if k < N_MERCHANT_KINDS else 0 for k in range(N_KINDS))
 
@@ -66,15 +60,6 @@ _FULL_COUNTER = Counter(FULL_DECK)
 def is_card(code: object) -> bool:
     """True for one of the 28 card codes."""
     return isinstance(code, str) and code in CODE_KIND
-
-
-def is_merchant(code: str) -> bool:
-    return CODE_KIND[code] < N_MERCHANT_KINDS
-
-
-def merchant_code(value: int) -> str:
-    """Code of the merchant ship worth ``value`` gold."""
-    return f"M{value}"
 
 
 def validate_deck(deck: Iterable[object]) -> list[str]:

@@ -140,7 +140,6 @@ def _play_pirate(st: GameState, sh: Ship, seat: int, kind: int, ev: list | None)
     if first:  # R4.2: the side takes this colour on this ship
         colour = KIND_COLOUR[kind]
         sh.colour[side] = colour
-        sh.side_of_colour[colour] = side
         sh.free ^= 1 << colour
         if sh.lead[side] < 0:
             sh.lead[side] = seat

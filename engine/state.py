@@ -57,14 +57,14 @@ class Ship:
 
     Lists indexed by side: ``colour`` (-1 = none yet), ``strength`` (skulls of
     that side's pirates), ``lead`` (seat who played the side's first card
-    there, -1 = none). ``side_of_colour`` is indexed by colour. ``played``
+    there, -1 = none). ``played``
     holds ``kind << 3 | seat`` for every card on the ship, in play order.
     ``best``/``pwin`` are the highest pirate strength and the side holding it
     alone (-1 on a tie); ``taker`` is the seat a capture check would give the
     ship to now (-1 = nobody), kept up to date after every card.
     """
 
-    __slots__ = ("id", "owner", "value", "colour", "side_of_colour", "free", "strength",
+    __slots__ = ("id", "owner", "value", "colour", "free", "strength",
                  "lead", "played", "leader", "leader_side", "leader_seat", "best", "pwin",
                  "taker", "hold")
 
@@ -73,7 +73,6 @@ class Ship:
         self.owner = owner
         self.value = value
         self.colour = [-1] * n_sides
-        self.side_of_colour = [-1, -1, -1, -1]
         self.free = 15  # bitmask of colours no side has here yet
         self.strength = [0] * n_sides
         self.lead = [-1] * n_sides
@@ -92,7 +91,6 @@ class Ship:
         c.owner = self.owner
         c.value = self.value
         c.colour = self.colour[:]
-        c.side_of_colour = self.side_of_colour[:]
         c.free = self.free
         c.strength = self.strength[:]
         c.lead = self.lead[:]
@@ -133,7 +131,6 @@ class Ship:
             if KIND_STRENGTH[kind]:
                 colour = KIND_COLOUR[kind]
                 sh.colour[side] = colour
-                sh.side_of_colour[colour] = side
                 sh.free &= ~(1 << colour)
                 sh.strength[side] += KIND_STRENGTH[kind]
             else:

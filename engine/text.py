@@ -25,11 +25,6 @@ def card_name(code: str) -> str:
     return f"{colour} captain" if code[1] == "C" else f"{colour} {code[1]}"
 
 
-def colour_word(colour: str) -> str:
-    """ "blue" -> "Blue"."""
-    return colour.capitalize()
-
-
 def _ship_phrase(ship_id: int | None, owner: int | None, value: int | None, players: list[str],
                  viewer: int | None) -> str:
     if owner is None:
