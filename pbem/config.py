@@ -7,6 +7,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+ENVIRONMENTS = ("development", "testing", "production")
 DEV_SECRET_KEY = "dev-only-secret-key-change-me"
 
 
@@ -73,6 +74,9 @@ class Config:
         return cfg
 
     def validate(self, explicit_secret: bool = True) -> None:
+        # A typo ("prod") must not quietly mean development: dev secret key and dev inbox.
+        if self.KORSAR_ENV not in ENVIRONMENTS:
+            raise ValueError(f"KORSAR_ENV must be one of {', '.join(ENVIRONMENTS)}, not {self.KORSAR_ENV!r}")
         if self.SMTP_TLS not in {"none", "starttls", "ssl"}:
             raise ValueError("SMTP_TLS must be one of none, starttls, ssl")
         if self.KORSAR_ENV == "production" and (not explicit_secret or self.SECRET_KEY == DEV_SECRET_KEY):

@@ -36,3 +36,9 @@ def test_values_are_parsed_by_type():
 def test_an_unknown_smtp_tls_mode_is_refused():
     with pytest.raises(ValueError, match="SMTP_TLS"):
         Config.from_env({"SMTP_TLS": "maybe"})
+
+
+@pytest.mark.parametrize("name", ["prod", "Production", "staging"])
+def test_an_unknown_environment_name_is_refused_not_taken_for_development(name):
+    with pytest.raises(ValueError, match="KORSAR_ENV must be one of"):
+        Config.from_env({"KORSAR_ENV": name, "BASE_URL": "https://korsar.example.com"})
