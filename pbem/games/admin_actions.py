@@ -16,15 +16,14 @@ from pbem.models import OutboxMessage, OutboxStatus, Seat
 
 
 def resend_turn_email(session: Session, cfg: Config, game_id: int, *, now: datetime) -> Seat:
-    """Queue the turn email again (fresh context, same links) for the human to move."""
+    """Queue the turn email again for the human to move (written at delivery: fresh links)."""
     game = lock_game(session, game_id)
     check_running(game)
     seats = seats_of(session, game_id)
     seat = next((s for s in seats if s.position == game.to_move), None)
     if seat is None or is_bot_seat(seat) or not seat.email:
         raise GameError("Nobody with an email address is to move in this game.", 409)
-    if notify.queue_turn_email(session, cfg, game, seat, load_state(game), seats=seats) is None:
-        raise GameError(f"{seat.name} gets no email (unsubscribed or played by the bot).", 409)
+    notify.queue_turn_email(session, cfg, game, seat, load_state(game))
     return seat
 
 

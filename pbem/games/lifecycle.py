@@ -157,6 +157,9 @@ def send_reminder_now(session: Session, cfg: Config, game_id: int, *, now: datet
     seat = _seat_to_move(game, seats)
     if seat is None or is_bot_seat(seat):
         raise GameError("Nobody (human) is to move in this game.", 409)
+    if seat.unsubscribed or not seat.email:
+        raise GameError(f"{seat.name} has switched reminders off; "
+                        "resend the turn email instead (it always goes out).", 409)
     emails.queue_reminder(session, cfg, game, seat, seats, now=now)
     _log("nudge", game, actor, seat=seat.position)
     return seat

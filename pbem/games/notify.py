@@ -148,7 +148,10 @@ def _queue_deferred_turn(session: Session, game: Game, seat: Seat,
                          state: engine.GameState) -> OutboxRow:
     subject = one_line(environment().get_template("turn.subject.txt")
                        .render(game={"name": game.name}, board={"you": seat.name}))
-    mark = {TURN_MARK_HEADER: f"{state.version}:{seat.last_seen_version}"}
+    since = seat.last_seen_version
+    if since >= state.version:  # this turn's email again (a resend): it keeps that turn's news
+        since = _since_of_turn(session, game, seat, state.version, since)
+    mark = {TURN_MARK_HEADER: f"{state.version}:{since}"}
     placeholder = Email(kind="turn", to_addr=seat.email or "", subject=subject,
                         text_body=DEFERRED_TURN_TEXT, html_body="", headers=mark)
     domain = game.thread_id.rpartition("@")[2].rstrip(">") or "localhost"
@@ -156,13 +159,29 @@ def _queue_deferred_turn(session: Session, game: Game, seat: Seat,
                    thread_id=game.thread_id)
 
 
-def turn_mark(row: OutboxMessage) -> tuple[int, int] | None:
-    """(version the turn email is for, "since" mark) of a turn email not written yet."""
+def _since_of_turn(session: Session, game: Game, seat: Seat, version: int, default: int) -> int:
+    """The "since" mark of the turn email first queued for `version` (`default` if none)."""
+    for headers in session.exec(
+            select(OutboxMessage.headers_json).where(
+                OutboxMessage.game_id == game.id, OutboxMessage.seat_id == seat.id,
+                OutboxMessage.kind == "turn").order_by(col(OutboxMessage.id).desc()).limit(20)):
+        mark = _parse_mark(headers)
+        if mark is not None and mark[0] == version:
+            default = min(default, mark[1])
+    return default
+
+
+def _parse_mark(headers_json: str | None) -> tuple[int, int] | None:
     try:
-        version, since = json.loads(row.headers_json or "{}")[TURN_MARK_HEADER].split(":")
+        version, since = json.loads(headers_json or "{}")[TURN_MARK_HEADER].split(":")
         return int(version), int(since)
     except (KeyError, ValueError, AttributeError):
         return None
+
+
+def turn_mark(row: OutboxMessage) -> tuple[int, int] | None:
+    """(version the turn email is for, "since" mark) of a turn email not written yet."""
+    return _parse_mark(row.headers_json)
 
 
 def turn_stale_reason(game: Game | None, seat: Seat | None, row: OutboxMessage) -> str | None:

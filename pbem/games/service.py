@@ -568,9 +568,9 @@ def play_due_bots(engine_or_session: Engine | Session, cfg: Config, now: datetim
                 else:
                     with session_scope(engine_or_session) as s:
                         ok = _play_one_bot(s, cfg, game_id, now)
-            except GameError:
+            except StaleMove:  # another worker played it first
                 ok = False
-            except Exception:  # noqa: BLE001  (one broken game must not stop every other bot)
+            except Exception:  # noqa: BLE001  (one broken game, an illegal bot move included, must not stop every other bot)
                 log.exception("bot move failed", extra={"game_id": game_id})
                 _defer_bot(engine_or_session, game_id, now + BOT_RETRY_DELAY)
                 ok = False

@@ -59,6 +59,35 @@ def test_nudge_sends_a_reminder_now_without_touching_the_ladder(engine, cfg):
     assert game_row(engine, game_id).next_reminder_at == before
 
 
+def test_nudge_is_refused_for_a_player_who_switched_reminders_off(engine, cfg):
+    from sqlalchemy import update
+
+    from pbem.models import Seat
+
+    game_id = start_game(engine, cfg, deadline_hours=10)
+    seat = mover(engine, game_id)
+    with session_scope(engine) as session:
+        session.execute(update(Seat).where(Seat.id == seat.id).values(unsubscribed=True))
+    with pytest.raises(GameError, match="switched reminders off"):
+        act(engine, lifecycle.send_reminder_now, cfg, game_id, now=T0 + timedelta(hours=1))
+    assert mails(engine, "reminder") == []
+
+
+def test_a_resent_turn_email_keeps_the_news_of_that_turn(engine, cfg):
+    from clockkit import headers, play_the_turn
+    from pbem.games.admin_actions import resend_turn_email
+    from pbem.games.notify import TURN_MARK_HEADER
+
+    game_id = start_game(engine, cfg, deadline_hours=10)
+    play_the_turn(engine, cfg, game_id)
+    play_the_turn(engine, cfg, game_id)
+    seat = mover(engine, game_id)
+    with session_scope(engine) as session:
+        resend_turn_email(session, cfg, game_id, now=T0)
+    first, again = [headers(m)[TURN_MARK_HEADER] for m in mails(engine, "turn", seat.email)][-2:]
+    assert first == again and first.startswith("2:")
+
+
 def test_abort_stops_the_game_and_its_clock_and_tells_everyone(engine, cfg):
     game_id = start_game(engine, cfg, deadline_hours=10)
     act(engine, lifecycle.abort_game, cfg, game_id, now=T0, reason="test")
