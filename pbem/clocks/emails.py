@@ -19,31 +19,23 @@ from pbem.clocks.unsubscribe import unsubscribe_headers, unsubscribe_url
 from pbem.config import Config
 from pbem.games import notify
 from pbem.games.service import load_state, mail_domain
-from pbem.links import seat_url, sign_seat
 from pbem.mail.outbox import Email, OutboxRow, enqueue
 from pbem.mail.render import environment, one_line, render_email
-from pbem.models import AdminUser, Game, OutboxMessage, Seat, SeatKind
-
-
-def game_page_url(cfg: Config, seat: Seat) -> str:
-    return seat_url(cfg, sign_seat(cfg, seat.game_id, seat.position, seat.link_nonce))
+from pbem.models import AdminUser, Game, OutboxMessage, Seat
 
 
 def _queue(session: Session, cfg: Config, game: Game, to_addr: str, seat: Seat | None, name: str,
            context: dict[str, Any], *, headers: dict[str, str] | None = None) -> OutboxRow:
-    context = {"game": game, "seat": seat, "base_url": cfg.BASE_URL, **context}
+    # Templates get the game's name, never the row: its state_json holds every hand.
+    context = {"game": {"id": game.id, "name": game.name}, "seat": seat, "base_url": cfg.BASE_URL,
+               **context}
     email = render_email(name, to_addr, context, headers)
     return enqueue(session, email, domain=mail_domain(cfg), game_id=game.id,
                    seat_id=seat.id if seat else None, thread_id=game.thread_id or None)
 
 
-def mailable(seat: Seat) -> bool:
-    """A seat with a person behind it (a seat handed to the bot still has its player)."""
-    return seat.kind == SeatKind.HUMAN and bool(seat.email)
-
-
 def _personal(cfg: Config, seat: Seat, *, notification: bool) -> dict[str, Any]:
-    context: dict[str, Any] = {"game_url": game_page_url(cfg, seat)}
+    context: dict[str, Any] = {"game_url": notify.seat_page_url(cfg, seat)}
     if notification:
         context["unsubscribe_url"] = unsubscribe_url(cfg, seat)
     return context
@@ -96,7 +88,7 @@ def queue_timeout_autoplay(session: Session, cfg: Config, game: Game, seat: Seat
     Written at delivery (`timeout_autoplay_email`), like turn emails: a sweep with many
     timeouts queues them cheaply, and the game page link in it is signed when it is sent.
     """
-    if mailable(seat):
+    if notify.wants_mail(seat):
         subject = one_line(environment().get_template("timeout_autoplay.subject.txt")
                            .render(game={"name": game.name}))
         placeholder = Email(kind="timeout_autoplay", to_addr=seat.email or "", subject=subject,
@@ -106,19 +98,11 @@ def queue_timeout_autoplay(session: Session, cfg: Config, game: Game, seat: Seat
                 thread_id=game.thread_id or None)
 
 
-def autoplay_stale_reason(seat: Seat | None, row: OutboxMessage) -> str | None:
-    """Why a queued timeout email must not go out any more, or None."""
-    if seat is None:
-        return "the seat no longer exists"
-    if (seat.email or "").lower() != row.to_addr.lower():
-        return "the player's email address changed"  # its fresh game link must not go to the old one
-    return None
-
-
 def timeout_autoplay_email(cfg: Config, game: Game, seat: Seat, row: OutboxMessage) -> Email:
     """The full timeout email of a queued placeholder (`queue_timeout_autoplay`)."""
     move_text = json.loads(row.headers_json or "{}").get(AUTOPLAY_MOVE_HEADER, "")
-    context = {"game": game, "seat": seat, "base_url": cfg.BASE_URL, "move_text": move_text,
+    context = {"game": {"id": game.id, "name": game.name}, "seat": seat, "base_url": cfg.BASE_URL,
+               "move_text": move_text,
                **_personal(cfg, seat, notification=False)}
     return render_email("timeout_autoplay", row.to_addr, context)
 
@@ -128,7 +112,7 @@ def queue_paused(session: Session, cfg: Config, game: Game, seats: list[Seat], *
     """Every player is told the game is paused; on a timeout the admins are emailed too."""
     waiting_for = next((s for s in seats if s.position == game.to_move), None)
     for seat in seats:
-        if mailable(seat):
+        if notify.wants_mail(seat):
             _queue(session, cfg, game, seat.email or "", seat, "paused",
                    {"reason": reason, "waiting_for": waiting_for, "for_admin": False,
                     **_personal(cfg, seat, notification=False)})
@@ -141,7 +125,7 @@ def queue_paused(session: Session, cfg: Config, game: Game, seats: list[Seat], *
 
 def queue_seat_to_bot(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat],
                       *, reason: str, now: datetime) -> None:
-    if mailable(seat):
+    if notify.wants_mail(seat):
         _queue(session, cfg, game, seat.email or "", seat, "seat_to_bot",
                {"reason": reason, **_personal(cfg, seat, notification=False)})
     why = " after missing a deadline" if reason == "timeout" else ""
@@ -151,7 +135,7 @@ def queue_seat_to_bot(session: Session, cfg: Config, game: Game, seat: Seat, sea
 
 def queue_seat_back(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat], *,
                     now: datetime, their_turn: bool) -> None:
-    if mailable(seat) and not their_turn:
+    if notify.wants_mail(seat) and not their_turn:
         _queue(session, cfg, game, seat.email or "", seat, "notice",
                {"subject": f"{game.name}: your seat is yours again",
                 "lines": ["An admin handed your seat back to you: the bot no longer plays for you.",
@@ -162,7 +146,7 @@ def queue_seat_back(session: Session, cfg: Config, game: Game, seat: Seat, seats
 
 def queue_deadline_moved(session: Session, cfg: Config, game: Game, seat: Seat, *,
                          now: datetime) -> None:
-    if mailable(seat) and game.deadline_at is not None:
+    if notify.wants_mail(seat) and game.deadline_at is not None:
         _queue(session, cfg, game, seat.email or "", seat, "notice",
                {"subject": f"{game.name}: more time for your turn",
                 "lines": [f"An admin gave you more time: your turn now ends "
@@ -177,7 +161,7 @@ def queue_aborted(session: Session, cfg: Config, game: Game, seats: list[Seat], 
     if reason:
         lines.append(f"Reason: {reason}")
     for seat in seats:
-        if mailable(seat):
+        if notify.wants_mail(seat):
             _queue(session, cfg, game, seat.email or "", seat, "notice",
                    {"subject": f"{game.name}: the game was stopped", "lines": lines,
                     **_personal(cfg, seat, notification=False)})
@@ -185,7 +169,7 @@ def queue_aborted(session: Session, cfg: Config, game: Game, seats: list[Seat], 
 
 def queue_email_changed(session: Session, cfg: Config, game: Game, seat: Seat, *,
                         now: datetime) -> None:
-    if mailable(seat):
+    if notify.wants_mail(seat):
         _queue(session, cfg, game, seat.email or "", seat, "notice",
                {"subject": f"{game.name}: your game page",
                 "lines": ["Your emails for this game now come to this address; "
@@ -208,7 +192,7 @@ def queue_vacation(session: Session, cfg: Config, game: Game, seat: Seat, seats:
     """Confirm the vacation to its player and tell the table."""
     assert seat.vacation_start is not None and seat.vacation_end is not None
     start, end = local_time_text(seat.vacation_start, seat), local_time_text(seat.vacation_end, seat)
-    if mailable(seat):
+    if notify.wants_mail(seat):
         _queue(session, cfg, game, seat.email or "", seat, "vacation",
                {"start_local": start, "end_local": end, "days_left": f"{days_left:g}",
                 **_personal(cfg, seat, notification=False)})

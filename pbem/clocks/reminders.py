@@ -61,10 +61,6 @@ def wants_reminder(seat: Seat | None, now: datetime) -> bool:
             and not seat.unsubscribed and not on_vacation(seat, now))
 
 
-def _thread_domain(game: Game) -> str:
-    return game.thread_id.rpartition("@")[2].rstrip(">") or "localhost"
-
-
 def _pending_row(cfg: Config, game: Game, seat: Seat, now: datetime) -> dict[str, Any]:
     """The outbox row of a reminder rendered at delivery (`is_deferred`)."""
     extra = reminder_extra(game, seat, now)
@@ -73,7 +69,7 @@ def _pending_row(cfg: Config, game: Game, seat: Seat, now: datetime) -> dict[str
     return {
         "game_id": game.id, "seat_id": seat.id, "kind": KIND, "to_addr": seat.email,
         "subject": subject, "text_body": DEFERRED_TEXT, "html_body": "",
-        "message_id": new_message_id(_thread_domain(game)),
+        "message_id": new_message_id(notify.thread_domain(game)),
         "in_reply_to": game.thread_id or None, "references": game.thread_id or None,
         "headers_json": json.dumps(unsubscribe_headers(cfg, seat), sort_keys=True),
         "status": OutboxStatus.PENDING, "attempts": 0,
@@ -167,9 +163,9 @@ def render_deferred(engine: Engine, cfg: Config, row: OutboxMessage, worker_id: 
         if row.kind == "turn":
             reason = notify.turn_stale_reason(game, seat, row)
         elif row.kind == "timeout_autoplay":
-            reason = emails.autoplay_stale_reason(seat, row)
+            reason = notify.address_stale_reason(seat, row)
         elif row.kind == "game_over":
-            reason = notify.game_over_stale_reason(seat, row)
+            reason = notify.address_stale_reason(seat, row)
         else:
             reason = stale_reason(game, seat, row, now)
         if reason is not None:

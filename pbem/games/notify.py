@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 from pbem import links
 from pbem.clocks.schedule import local_time_text
 from pbem.config import Config
+from pbem.games.service import load_state
 from pbem.db import write
 from pbem.games.board import board
 from pbem.mail.outbox import Email, OutboxRow, enqueue
@@ -43,8 +44,14 @@ def wants_mail(seat: Seat) -> bool:
     return seat.kind == SeatKind.HUMAN and bool(seat.email)
 
 
-def seat_page_url(cfg: Config, game: Game, seat: Seat) -> str:
-    return links.seat_url(cfg, links.sign_seat(cfg, game.id, seat.position, seat.link_nonce))  # type: ignore[arg-type]
+def thread_domain(game: Game) -> str:
+    """The domain of the game's thread Message-ID: every email of the game uses it."""
+    return game.thread_id.rpartition("@")[2].rstrip(">") or "localhost"
+
+
+def seat_page_url(cfg: Config, seat: Seat) -> str:
+    """The seat's private game page, signed for its current link nonce."""
+    return links.seat_url(cfg, links.sign_seat(cfg, seat.game_id, seat.position, seat.link_nonce))
 
 
 def move_links(cfg: Config, game: Game, seat: Seat, view: dict[str, Any]) -> list[dict[str, Any]]:
@@ -78,7 +85,7 @@ def seat_context(session: Session, cfg: Config, game: Game, seat: Seat, state: e
         "board": board(view),
         "moves": move_links(cfg, game, seat, view) if with_moves else [],
         "since": history(session, game, view, seat.last_seen_version if since is None else since),
-        "game_url": seat_page_url(cfg, game, seat),
+        "game_url": seat_page_url(cfg, seat),
         "rules": RULES_SUMMARY,
         "deadline_at": game.deadline_at,
         "deadline_local": local_time_text(game.deadline_at, seat) if game.deadline_at else None,
@@ -92,7 +99,7 @@ def queue_email(session: Session, cfg: Config, game: Game, seat: Seat, kind: str
     if not wants_mail(seat):
         return None
     email = render_email(kind, seat.email, context, headers)  # type: ignore[arg-type]
-    domain = game.thread_id.rpartition("@")[2].rstrip(">") or "localhost"
+    domain = thread_domain(game)
     if first:
         return enqueue(session, email, domain=domain, game_id=game.id, seat_id=seat.id,
                        message_id=game.thread_id)
@@ -154,7 +161,7 @@ def _queue_deferred_turn(session: Session, game: Game, seat: Seat,
     mark = {TURN_MARK_HEADER: f"{state.version}:{since}"}
     placeholder = Email(kind="turn", to_addr=seat.email or "", subject=subject,
                         text_body=DEFERRED_TURN_TEXT, html_body="", headers=mark)
-    domain = game.thread_id.rpartition("@")[2].rstrip(">") or "localhost"
+    domain = thread_domain(game)
     return enqueue(session, placeholder, domain=domain, game_id=game.id, seat_id=seat.id,
                    thread_id=game.thread_id)
 
@@ -205,7 +212,7 @@ def deferred_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
     """The full turn email from the game as it is now (fresh links; news since the mark)."""
     mark = turn_mark(row)
     assert mark is not None
-    state = engine.state_from_json(json.loads(game.state_json))
+    state = load_state(game)
     context = seat_context(session, cfg, game, seat, state, since=mark[1])
     return render_email("turn", seat.email or "", context)
 
@@ -231,7 +238,7 @@ def queue_game_over(session: Session, cfg: Config, game: Game, seats: list[Seat]
     """Final scores and winners to every player with an address, written at delivery
     (`game_over_email`): the last move costs what any move costs."""
     subject = one_line(environment().get_template("game_over.subject.txt").render(game={"name": game.name}))
-    domain = game.thread_id.rpartition("@")[2].rstrip(">") or "localhost"
+    domain = thread_domain(game)
     for seat in seats:
         if wants_mail(seat):
             placeholder = Email(kind="game_over", to_addr=seat.email or "", subject=subject,
@@ -240,17 +247,18 @@ def queue_game_over(session: Session, cfg: Config, game: Game, seats: list[Seat]
                     thread_id=game.thread_id)
 
 
-def game_over_stale_reason(seat: Seat | None, row: OutboxMessage) -> str | None:
-    """Why a queued game-over email must not go out any more, or None."""
+def address_stale_reason(seat: Seat | None, row: OutboxMessage) -> str | None:
+    """Why a queued timeout or game-over email must not go out any more, or None: its seat is
+    gone or moved to another address (a fresh game link must never reach the old one)."""
     if seat is None:
         return "the seat no longer exists"
     if (seat.email or "").lower() != row.to_addr.lower():
-        return "the player's email address changed"  # its game link must not go to the old one
+        return "the player's email address changed"
     return None
 
 
 def game_over_email(session: Session, cfg: Config, game: Game, seat: Seat) -> Email:
     """The full game-over email, from the finished game."""
-    state = engine.state_from_json(json.loads(game.state_json))
+    state = load_state(game)
     context = seat_context(session, cfg, game, seat, state, with_moves=False)
     return render_email("game_over", seat.email or "", context)

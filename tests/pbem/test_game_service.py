@@ -335,5 +335,5 @@ def test_a_game_over_email_goes_to_the_address_it_was_queued_for_only(address, r
     seat = Seat(game_id=1, position=0, name="Ann", email=address, link_nonce="n")
     row = OutboxMessage(kind="game_over", to_addr="ann@example.com", subject="s",
                         text_body=notify.DEFERRED_GAME_OVER_TEXT, html_body="", message_id="<m@x>")
-    assert notify.game_over_stale_reason(seat, row) == reason
-    assert notify.game_over_stale_reason(None, row) == "the seat no longer exists"
+    assert notify.address_stale_reason(seat, row) == reason
+    assert notify.address_stale_reason(None, row) == "the seat no longer exists"
