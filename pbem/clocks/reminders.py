@@ -37,7 +37,7 @@ from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games import notify
 from pbem.games.service import load_state
-from pbem.mail.outbox import Email, new_message_id
+from pbem.mail.outbox import Email, outbox_row
 from pbem.mail.render import environment, one_line, render_email
 from pbem.models import Game, GameStatus, OutboxMessage, OutboxStatus, Seat
 
@@ -66,17 +66,12 @@ def _pending_row(cfg: Config, game: Game, seat: Seat, now: datetime) -> dict[str
     extra = reminder_extra(game, seat, now)
     subject = one_line(environment().get_template(f"{KIND}.subject.txt")
                        .render(game={"name": game.name}, **extra))
-    return {
-        "game_id": game.id, "seat_id": seat.id, "kind": KIND, "to_addr": seat.email,
-        "subject": subject, "text_body": DEFERRED_TEXT, "html_body": "",
-        "message_id": new_message_id(notify.thread_domain(game)),
-        "in_reply_to": game.thread_id or None, "references": game.thread_id or None,
-        "headers_json": json.dumps(unsubscribe_headers(cfg, seat), sort_keys=True),
-        "status": OutboxStatus.PENDING, "attempts": 0,
-        # The instant of the claim (the sweep's clock): a turn started after it makes the
-        # reminder stale at delivery.
-        "next_attempt_at": now, "created_at": now,
-    }
+    placeholder = Email(kind=KIND, to_addr=seat.email or "", subject=subject, text_body=DEFERRED_TEXT,
+                        html_body="", headers=unsubscribe_headers(cfg, seat))
+    # Stamped with the instant of the claim (the sweep's clock): a turn started after it makes
+    # the reminder stale at delivery.
+    return outbox_row(placeholder, domain=notify.thread_domain(game), game_id=game.id,
+                      seat_id=seat.id, thread_id=game.thread_id or None, now=now)
 
 
 def queue_due_reminders(session: Session, cfg: Config, game_ids: list[int], now: datetime) -> int:

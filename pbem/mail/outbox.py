@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from datetime import datetime
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,22 @@ OutboxRow = dict[str, Any]
 _INSERT = insert(OutboxMessage.__table__)  # type: ignore[attr-defined]
 
 
+def outbox_row(email: Email, *, domain: str, game_id: int | None = None,
+               seat_id: int | None = None, thread_id: str | None = None,
+               message_id: str | None = None, now: datetime | None = None) -> OutboxRow:
+    """The columns of `email`'s pending outbox row (`enqueue` writes one; a batch several)."""
+    if "\r" in email.subject or "\n" in email.subject:
+        raise ValueError("an email subject must be one line")
+    now = now or utcnow()
+    return {
+        "game_id": game_id, "seat_id": seat_id, "kind": email.kind, "to_addr": email.to_addr,
+        "subject": email.subject, "text_body": email.text_body, "html_body": email.html_body,
+        "message_id": message_id or new_message_id(domain), "in_reply_to": thread_id,
+        "references": thread_id, "headers_json": json.dumps(email.headers, sort_keys=True),
+        "status": OutboxStatus.PENDING, "attempts": 0, "next_attempt_at": now, "created_at": now,
+    }
+
+
 def enqueue(
     session: Session,
     email: Email,
@@ -51,16 +68,8 @@ def enqueue(
     Inside `pbem.db.batched_writes` the row is written with the block's one INSERT (no "id"
     then); otherwise at once, and the returned row carries its "id".
     """
-    if "\r" in email.subject or "\n" in email.subject:
-        raise ValueError("an email subject must be one line")
-    now = utcnow()
-    row = {
-        "game_id": game_id, "seat_id": seat_id, "kind": email.kind, "to_addr": email.to_addr,
-        "subject": email.subject, "text_body": email.text_body, "html_body": email.html_body,
-        "message_id": message_id or new_message_id(domain), "in_reply_to": thread_id,
-        "references": thread_id, "headers_json": json.dumps(email.headers, sort_keys=True),
-        "status": OutboxStatus.PENDING, "attempts": 0, "next_attempt_at": now, "created_at": now,
-    }
+    row = outbox_row(email, domain=domain, game_id=game_id, seat_id=seat_id, thread_id=thread_id,
+                     message_id=message_id)
     result = write(session, _INSERT, row)
     if result is not None:
         row["id"] = result.inserted_primary_key[0]
