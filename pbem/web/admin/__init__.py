@@ -8,10 +8,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from flask import Blueprint, abort, render_template, request
-from sqlmodel import Session
 from werkzeug.exceptions import HTTPException
 
 from pbem.auth import current_admin_email, load_admin, login_redirect
+from pbem.db import read_scope
 from pbem.web.context import db
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -23,7 +23,7 @@ PUBLIC_ENDPOINTS = frozenset({"admin.login"})
 def require_admin() -> Any:
     if request.endpoint in PUBLIC_ENDPOINTS:
         return None
-    with Session(db()) as session:
+    with read_scope(db()) as session:
         admin = load_admin(session)
     if admin is None:
         if request.method in ("GET", "HEAD"):

@@ -4,7 +4,6 @@ from __future__ import annotations
 from typing import Any
 
 from flask import redirect, render_template, request, url_for
-from sqlmodel import Session
 
 from pbem.auth import (
     attempt_login,
@@ -16,7 +15,7 @@ from pbem.auth import (
     record_audit,
     safe_next,
 )
-from pbem.db import session_scope
+from pbem.db import read_scope, session_scope
 from pbem.web.admin import bp
 from pbem.web.admin.forms import LoginForm
 from pbem.web.context import db
@@ -25,7 +24,7 @@ from pbem.web.context import db
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
     if request.method == "GET" and current_admin_email() is None:
-        with Session(db()) as session:
+        with read_scope(db()) as session:
             if load_admin(session) is not None:
                 return redirect(url_for("admin.games_list"))
     form = LoginForm()

@@ -6,10 +6,10 @@ from typing import Any
 
 import engine
 from flask import Response, abort, flash, redirect, render_template, request, url_for
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from pbem.auth import current_admin_email, record_audit
-from pbem.db import session_scope
+from pbem.db import read_scope, session_scope
 from pbem.games.service import GameError, SeatSpec, create_game, export_record, load_state, moves_of, seats_of
 from pbem.models import Game, GameStatus, OutboxMessage, SeatKind, utcnow
 from pbem.web.admin import bp, queries
@@ -28,7 +28,7 @@ def games_list() -> Any:
         sort = queries.DEFAULT_SORT[0]
     direction = "asc" if request.args.get("dir") == "asc" else "desc"
     page = queries.clamp_page(request.args.get("page"))
-    with Session(db()) as session:
+    with read_scope(db()) as session:
         rows, pager = queries.list_games(session, status=status, sort=sort, direction=direction, page=page)
         counts = queries.status_counts(session)
     return render_template("admin/games.html", rows=rows, pager=pager, counts=counts, status=status,
@@ -64,7 +64,7 @@ def game_new() -> Any:
 
 def load_detail(game_id: int) -> dict[str, Any]:
     """Everything the detail page shows (a fixed number of queries)."""
-    with Session(db()) as session:
+    with read_scope(db()) as session:
         game = session.get(Game, game_id)
         if game is None:
             abort(404, description=f"There is no game {game_id}.")
@@ -98,7 +98,7 @@ def game_detail(game_id: int) -> Any:
 
 @bp.route("/games/<int:game_id>/export.json")
 def game_export(game_id: int) -> Any:
-    with Session(db()) as session:
+    with read_scope(db()) as session:
         try:
             record = export_record(session, game_id)
         except GameError as exc:

@@ -4,10 +4,9 @@ from __future__ import annotations
 from typing import Any
 
 from flask import abort, flash, redirect, render_template, request, url_for
-from sqlmodel import Session
 
 from pbem.auth import current_admin_email, record_audit
-from pbem.db import session_scope
+from pbem.db import read_scope, session_scope
 from pbem.games.admin_actions import retry_all_failed, retry_outbox_message
 from pbem.games.service import GameError
 from pbem.models import OutboxMessage, OutboxStatus, utcnow
@@ -30,7 +29,7 @@ def outbox() -> Any:
     tab = request.args.get("show", "waiting")
     if tab not in TABS:
         tab = "waiting"
-    with Session(db()) as session:
+    with read_scope(db()) as session:
         rows, pager = queries.outbox_messages(session, TABS[tab], queries.clamp_page(request.args.get("page")))
         counts = queries.outbox_counts(session)
     return render_template("admin/outbox.html", rows=rows, pager=pager, counts=counts, tab=tab,
@@ -39,7 +38,7 @@ def outbox() -> Any:
 
 @bp.route("/outbox/<int:message_id>")
 def outbox_message(message_id: int) -> Any:
-    with Session(db()) as session:
+    with read_scope(db()) as session:
         row = session.get(OutboxMessage, message_id)
     if row is None:
         abort(404, description="There is no such email.")

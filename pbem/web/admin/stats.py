@@ -5,8 +5,8 @@ from datetime import timedelta
 from typing import Any
 
 from flask import render_template, request
-from sqlmodel import Session
 
+from pbem.db import read_scope
 from pbem.models import utcnow
 from pbem.web.admin import bp, queries
 from pbem.web.admin.charts import daily_bar_chart
@@ -18,7 +18,7 @@ CHART_DAYS = 30
 @bp.route("/stats")
 def stats() -> Any:
     now = utcnow()
-    with Session(db()) as session:
+    with read_scope(db()) as session:
         counts = queries.status_counts(session)
         times = queries.player_move_times(session, since=now - timedelta(days=90))
         timeouts = queries.top_timeouts(session)
@@ -30,7 +30,7 @@ def stats() -> Any:
 
 @bp.route("/audit")
 def audit() -> Any:
-    with Session(db()) as session:
+    with read_scope(db()) as session:
         rows, pager = queries.audit_entries(session, queries.clamp_page(request.args.get("page")))
     return render_template("admin/audit.html", rows=rows, pager=pager)
 
