@@ -5,7 +5,9 @@ import argparse
 import json
 import sys
 
-from engine.bench import duel, random_games
+from engine.bench import NAMES, duel, random_games
+from engine.bots import BOTS
+from engine.errors import ConfigError
 from engine.replay import RecordError, replay
 
 
@@ -66,20 +68,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("file", help="record file, or - for standard input")
     p.set_defaults(func=_cmd_replay)
     p = sub.add_parser("bench", help="random self-play speed")
-    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--players", type=int, default=4, choices=range(2, len(NAMES) + 1))
     p.add_argument("--games", type=int, default=2000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--teams", action="store_true")
     p.set_defaults(func=_cmd_bench)
     p = sub.add_parser("duel", help="one greedy seat against random seats")
     p.add_argument("--games", type=int, default=1000)
-    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--players", type=int, default=4, choices=range(2, len(NAMES) + 1))
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--bot", default="greedy")
-    p.add_argument("--against", default="random")
+    p.add_argument("--bot", default="greedy", choices=BOTS)
+    p.add_argument("--against", default="random", choices=BOTS)
     p.set_defaults(func=_cmd_duel)
     args = parser.parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except ConfigError as exc:  # e.g. 7 players alone: a usage error, not a traceback
+        parser.error(str(exc))
 
 
 if __name__ == "__main__":

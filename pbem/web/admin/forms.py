@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import engine.bots
 from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
@@ -21,7 +22,7 @@ from wtforms import (
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
 
 MAX_SEATS = 8
-BOT_NAMES = ("greedy", "random")
+BOT_NAMES = engine.bots.BOTS  # the engine's bots, so a new one shows up here
 _EMAIL = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+\.[^@\s<>,;\"]+$")
 
 
