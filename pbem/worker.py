@@ -10,7 +10,6 @@ released, and the process exits when running jobs return.
 """
 from __future__ import annotations
 
-import importlib
 import logging
 import signal
 import threading
@@ -23,7 +22,9 @@ from flask import Flask
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import StatementError
 
+from pbem.clocks.sweep import run_sweep
 from pbem.config import Config
+from pbem.games.service import play_due_bots
 from pbem.mail.delivery import deliver_due, default_worker_id
 from pbem.runtime import tune_gc
 
@@ -39,21 +40,6 @@ def log_event(event: str, level: int = logging.INFO, exc_info: bool = False, **f
     log.log(level, event, exc_info=exc_info, extra={"fields": {"event": event, **fields}})
 
 
-def _optional(module: str, name: str) -> Callable[..., Any] | None:
-    """A function from another owner's module, or None (with a log line) if not there yet."""
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and module.startswith(exc.name):
-            log_event("job_skipped", reason=f"{module} is not installed")
-            return None
-        raise
-    func = getattr(mod, name, None)
-    if func is None:
-        log_event("job_skipped", reason=f"{module}.{name} does not exist")
-    return func
-
-
 def _deliver(engine: Engine, cfg: Config, now: datetime | None, stop: Callable[[], bool],
              worker_id: str) -> dict[str, int]:
     total: dict[str, int] = {}
@@ -66,14 +52,12 @@ def _deliver(engine: Engine, cfg: Config, now: datetime | None, stop: Callable[[
     return total
 
 
-def _bots(engine: Engine, cfg: Config, now: datetime | None) -> dict[str, int] | None:
-    play_due_bots = _optional("pbem.games.service", "play_due_bots")
-    return None if play_due_bots is None else {"moves": play_due_bots(engine, cfg, now)}
+def _bots(engine: Engine, cfg: Config, now: datetime | None) -> dict[str, int]:
+    return {"moves": play_due_bots(engine, cfg, now)}
 
 
-def _clocks(engine: Engine, cfg: Config, now: datetime | None) -> dict[str, int] | None:
-    run_sweep = _optional("pbem.clocks.sweep", "run_sweep")
-    return None if run_sweep is None else dict(run_sweep(engine, cfg, now))
+def _clocks(engine: Engine, cfg: Config, now: datetime | None) -> dict[str, int]:
+    return dict(run_sweep(engine, cfg, now))
 
 
 def run_job(name: str, engine: Engine, cfg: Config, now: datetime | None = None,
@@ -102,8 +86,6 @@ def run_job(name: str, engine: Engine, cfg: Config, now: datetime | None = None,
                       error=f"{type(exc).__name__}: {exc}")
         return {"job": name, "error": type(exc).__name__}
     ms = round((time.monotonic() - started) * 1000, 1)
-    if result is None:
-        return {"job": name, "skipped": "missing"}
     busy = any(isinstance(v, int) and v for v in result.values())
     # Idle polls log at DEBUG: a poll every second would otherwise flood the log.
     log_event("job", logging.INFO if busy else logging.DEBUG, job=name, ms=ms, **result)

@@ -63,23 +63,13 @@ def test_worker_once_command_delivers_and_exits(runner, app, smtp_server):
     assert len(smtp_server.messages) == 2
 
 
-def test_a_missing_piece_is_skipped_with_a_log_line(app, smtp_server, monkeypatch, caplog):
-    monkeypatch.setitem(sys.modules, "pbem.clocks.sweep", None)  # as if not written yet
-    queue_emails(app.extensions["korsar_db"], 1)
-    with caplog.at_level(logging.INFO, logger="pbem"):
-        result = run_once(app)
-    assert result["clocks"] == {"job": "clocks", "skipped": "missing"}
-    assert result["deliver"]["sent"] == 1
-    assert any(getattr(r, "fields", {}).get("event") == "job_skipped" for r in caplog.records)
-
-
 def test_a_failing_job_is_logged_and_the_others_still_run(app, smtp_server, monkeypatch, caplog):
-    import pbem.games.service as service
+    import pbem.worker as worker
 
     def broken(*args, **kwargs):
         raise RuntimeError("bot exploded")
 
-    monkeypatch.setattr(service, "play_due_bots", broken)
+    monkeypatch.setattr(worker, "play_due_bots", broken)
     queue_emails(app.extensions["korsar_db"], 1)
     with caplog.at_level(logging.INFO, logger="pbem"):
         result = run_once(app)
@@ -201,12 +191,12 @@ def test_two_worker_processes_at_once_send_each_email_exactly_once(engine, datab
 
 
 def test_worker_once_exits_nonzero_when_a_job_fails(runner, app, smtp_server, monkeypatch):
-    import pbem.clocks.sweep as sweep
+    import pbem.worker as worker
 
     def broken(*args, **kwargs):
         raise RuntimeError("clock exploded")
 
-    monkeypatch.setattr(sweep, "run_sweep", broken)
+    monkeypatch.setattr(worker, "run_sweep", broken)
     queue_emails(app.extensions["korsar_db"], 1)
     result = runner.invoke(args=["worker", "--once"])
     assert result.exit_code == 1 and "a worker job failed" in result.output
