@@ -1,5 +1,8 @@
 """Unsubscribe links: one signed, non-expiring token per seat, and the RFC 8058 headers.
 
+The token carries the seat's link nonce, so a change of address (a new nonce) revokes the old
+owner's unsubscribe links as it revokes their move links.
+
 An unsubscribe stops reminders and event emails of that seat (that game); turn emails always go.
 """
 from __future__ import annotations
@@ -17,18 +20,19 @@ def _serializer(cfg: Config) -> URLSafeSerializer:
 
 
 def sign_unsubscribe(cfg: Config, seat: Seat) -> str:
-    return str(_serializer(cfg).dumps([seat.game_id, seat.id]))
+    return str(_serializer(cfg).dumps([seat.game_id, seat.id, seat.link_nonce]))
 
 
-def read_unsubscribe(cfg: Config, token: str) -> tuple[int, int] | None:
-    """(game id, seat id) of a genuine token, else None."""
+def read_unsubscribe(cfg: Config, token: str) -> tuple[int, int, str] | None:
+    """(game id, seat id, link nonce) of a genuine token, else None."""
     try:
         payload = _serializer(cfg).loads(token)
     except BadSignature:
         return None
-    if (isinstance(payload, list) and len(payload) == 2
-            and all(isinstance(x, int) and not isinstance(x, bool) for x in payload)):
-        return payload[0], payload[1]
+    if (isinstance(payload, list) and len(payload) == 3
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in payload[:2])
+            and isinstance(payload[2], str)):
+        return payload[0], payload[1], payload[2]
     return None
 
 

@@ -170,7 +170,15 @@ def _unsubscribe_target(token: str) -> tuple[Game, Seat] | None:
         game = session.get(Game, found[0])
         if seat is None or game is None or seat.game_id != game.id:
             return None
+        if seat.link_nonce != found[2]:
+            raise links.LinkError("This unsubscribe link belongs to an older address of this seat "
+                                  "and no longer works.", 403)
         return game, seat
+
+
+@bp.errorhandler(links.LinkError)
+def _revoked_link(exc: links.LinkError) -> Any:
+    return _error(exc.message, exc.status)
 
 
 def _damaged_unsubscribe_link() -> Any:

@@ -8,6 +8,7 @@ import pytest
 
 from clockkit import T0, deliver, game_row, headers, mails, mover, seat_row, start_game, sweep
 from pbem.clocks.unsubscribe import sign_unsubscribe
+from pbem.db import session_scope
 
 
 @pytest.fixture
@@ -120,3 +121,19 @@ def test_unsubscribe_tokens_never_reach_a_log_line(setup):
     engine, cfg, game_id = setup
     token = sign_unsubscribe(cfg, mover(engine, game_id))
     assert token not in redact(f"POST /u/{token} 200")
+
+
+def test_a_change_of_address_revokes_the_old_owners_unsubscribe_link(app, client):
+    from pbem.games import lifecycle
+
+    engine, cfg = app.extensions["korsar_db"], app.config["KORSAR"]
+    game_id = start_game(engine, cfg)
+    seat = mover(engine, game_id)
+    old_link = "/u/" + sign_unsubscribe(cfg, seat)
+    with session_scope(engine) as session:
+        lifecycle.change_seat_email(session, cfg, game_id, seat.position, "new@example.com",
+                                    now=T0, actor="admin@example.com")
+    for method in (client.get, client.post):
+        response = method(old_link)
+        assert response.status_code == 403 and "older address" in response.get_data(as_text=True)
+    assert not seat_row(engine, game_id, seat.position).unsubscribed
