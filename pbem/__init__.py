@@ -1,7 +1,6 @@
 """Korsar by mail: the Flask service (app factory)."""
 from __future__ import annotations
 
-import os
 from datetime import timedelta
 from typing import Any
 
@@ -62,5 +61,5 @@ def _init_production_pieces(app: Flask, config: Config) -> None:
         configure_logging()
     init_request_logging(app)
     init_security_headers(app, https=config.BASE_URL.startswith("https://"))
-    trust_proxies(app, int(os.environ.get("FORWARDED_HOPS", "0") or 0))
+    trust_proxies(app, config.FORWARDED_HOPS)
     init_database_errors(app)

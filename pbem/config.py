@@ -43,6 +43,8 @@ class Config:
     # Clocks (pbem/clocks): extra addresses told when a game pauses on a timeout (besides admin accounts).
     ADMIN_EMAILS: list[str] = field(default_factory=list)
     VACATION_DAYS_PER_GAME: float = 14.0
+    # Reverse proxies in front of gunicorn whose X-Forwarded-* headers are trusted (0: none).
+    FORWARDED_HOPS: int = 0
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> "Config":

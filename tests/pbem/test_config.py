@@ -42,3 +42,8 @@ def test_an_unknown_smtp_tls_mode_is_refused():
 def test_an_unknown_environment_name_is_refused_not_taken_for_development(name):
     with pytest.raises(ValueError, match="KORSAR_ENV must be one of"):
         Config.from_env({"KORSAR_ENV": name, "BASE_URL": "https://korsar.example.com"})
+
+
+def test_the_number_of_trusted_proxies_comes_from_the_environment():
+    assert Config.from_env({"FORWARDED_HOPS": "1"}).FORWARDED_HOPS == 1
+    assert Config.from_env({}).FORWARDED_HOPS == 0
