@@ -16,15 +16,12 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
-import uuid
 from datetime import datetime, timedelta
-from pathlib import Path
 
-from sqlalchemy import create_engine, insert, select, text, update
-from sqlalchemy.engine import make_url
+from sqlalchemy import insert, select, text, update
 
+from benchmarks.common import scratch_database
 from pbem.clocks.sweep import run_sweep
 from pbem.config import Config
 from pbem.db import create_all, make_engine, session_scope
@@ -33,7 +30,6 @@ from pbem.logging import configure_logging
 from pbem.models import Game, Seat
 from pbem.runtime import tune_gc
 
-PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 T0 = datetime(2026, 1, 12, 10, 0)
 BUDGET = 0.4  # seconds: the budget a periodic worker job would give one sweep
 
@@ -168,25 +164,11 @@ def bench(url: str, games: int, due: int) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", choices=["sqlite", "postgresql"], default="sqlite")
-    parser.add_argument("--pg-url", default=PG_SERVER)
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--due", type=int, default=1_000)
     args = parser.parse_args(argv)
-    if args.db == "sqlite":
-        with tempfile.TemporaryDirectory() as tmp:
-            result = bench(f"sqlite:///{Path(tmp) / 'bench.sqlite3'}", args.games, args.due)
-    else:
-        name = f"korsar_bench_{uuid.uuid4().hex[:8]}"
-        admin = create_engine(args.pg_url, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-        try:
-            url = make_url(args.pg_url).set(database=name).render_as_string(hide_password=False)
-            result = bench(url, args.games, args.due)
-        finally:
-            with admin.connect() as conn:
-                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-            admin.dispose()
+    with scratch_database(args.db) as url:  # PostgreSQL: BENCH_PG_URL's server
+        result = bench(url, args.games, args.due)
     print(f"clocks sweep ({args.db}, {args.games:,} games, {args.due:,} due): "
           f"none due {result['none_due_median_ms']:.1f} ms median / {result['none_due_max_ms']:.1f} ms max "
           f"(target < 20 ms); {args.due:,} due reminders claimed without email {result['claims_only_s']:.3f} s, "
