@@ -55,8 +55,9 @@ _GAME_AND_SEAT = (select(Game, Seat).join(Seat, col(Seat.game_id) == col(Game.id
 _GAME_EXISTS = select(Game.id).where(col(Game.id) == bindparam("game_id"))
 
 
-def _load_seat(session: Session, token: links.SeatToken) -> tuple[Game, Seat]:
-    """The game and seat a verified token names; LinkError if gone or revoked."""
+def load_seat(session: Session, token: links.SeatToken) -> tuple[Game, Seat]:
+    """The game and seat a verified token names; LinkError if gone or revoked (one query).
+    Every page behind a seat link uses it (player, prefs)."""
     row = session.exec(_GAME_AND_SEAT, params={"game_id": token.game_id, "position": token.position}).first()
     if row is None:
         if session.exec(_GAME_EXISTS, params={"game_id": token.game_id}).first() is None:
@@ -71,7 +72,7 @@ def _load_seat(session: Session, token: links.SeatToken) -> tuple[Game, Seat]:
 
 
 def _lock_seat(session: Session, token: links.SeatToken) -> tuple[Game, list[Seat], Seat]:
-    """Like `_load_seat`, with the game row locked and every seat loaded once (for a move)."""
+    """Like `load_seat`, with the game row locked and every seat loaded once (for a move)."""
     try:
         game, seats = service.lock_game_with_seats(session, token.game_id)
     except service.NotFound:
@@ -101,7 +102,7 @@ def confirm_move(token: str) -> Any:
     log_context(game_id=parsed.game_id)
     with read_scope(db()) as session:
         try:
-            game, seat = _load_seat(session, parsed.seat)
+            game, seat = load_seat(session, parsed.seat)
         except links.LinkError as exc:
             return _error_page(exc.message, exc.status)
         game_url = _seat_url(game.id, seat)  # type: ignore[arg-type]
@@ -154,7 +155,7 @@ def game_page(token: str) -> Any:
     log_context(game_id=parsed.game_id)
     with read_scope(db()) as session:
         try:
-            game, seat = _load_seat(session, parsed)
+            game, seat = load_seat(session, parsed)
         except links.LinkError as exc:
             return _error_page(exc.message, exc.status)
         context = _page_context(game, seat, service.load_state(game),
@@ -177,7 +178,7 @@ def _link_error(exc: links.LinkError) -> tuple[str, int]:
     if exc.seat is not None:
         with read_scope(db()) as session:
             try:
-                game, seat = _load_seat(session, exc.seat)
+                game, seat = load_seat(session, exc.seat)
                 game_url = _seat_url(game.id, seat)  # type: ignore[arg-type]
             except links.LinkError:
                 game_url = None

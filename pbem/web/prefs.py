@@ -14,7 +14,7 @@ from zoneinfo import available_timezones
 from typing import Any
 
 from flask import Blueprint, Flask, redirect, render_template, request
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from pbem import links
 from pbem.clocks.schedule import local_time_text, replan_reminders, seat_zone, to_local
@@ -22,8 +22,10 @@ from pbem.clocks.unsubscribe import read_unsubscribe
 from pbem.clocks.vacation import cancel_vacation, days_left, take_vacation
 from pbem.db import read_scope, session_scope
 from pbem.games.service import GameError, lock_game
+from pbem.logging import log_context
 from pbem.models import Game, GameStatus, Seat, utcnow
 from pbem.web.context import config, db
+from pbem.web.player import load_seat
 
 bp = Blueprint("prefs", __name__)
 
@@ -41,23 +43,22 @@ def _error(message: str, status: int, game_url: str | None = None) -> tuple[str,
 
 def _seat_from(token: str) -> tuple[int, int]:
     """(game id, position) of a genuine, current seat token; LinkError otherwise."""
-    parsed = links.read_seat(config(), token)
     with read_scope(db()) as session:
-        seat = session.exec(select(Seat).where(Seat.game_id == parsed.game_id,
-                                               Seat.position == parsed.position)).first()
-        if seat is None or seat.link_nonce != parsed.nonce:
-            raise links.LinkError("This link has been replaced by a newer one. "
-                                  "Use the links in your latest email.", 403)
-    return parsed.game_id, parsed.position
+        game, seat = _game_and_seat(session, token)
+    return game.id, seat.position  # type: ignore[return-value]
+
+
+def _game_and_seat(session: Session, token: str) -> tuple[Game, Seat]:
+    parsed = links.read_seat(config(), token)
+    log_context(game_id=parsed.game_id)
+    return load_seat(session, parsed)
 
 
 def _page(token: str, message: str = "", error: str = "", form: dict[str, str] | None = None,
           status: int = 200) -> tuple[str, int]:
-    game_id, position = _seat_from(token)
     now = utcnow()
     with read_scope(db()) as session:
-        game = session.get(Game, game_id)
-        seat = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.position == position)).one()
+        game, seat = _game_and_seat(session, token)
         away = None
         if seat.vacation_end is not None and seat.vacation_end > now and seat.vacation_start:
             away = (local_time_text(seat.vacation_start, seat), local_time_text(seat.vacation_end, seat))
@@ -165,6 +166,7 @@ def _unsubscribe_target(token: str) -> tuple[Game, Seat] | None:
     found = read_unsubscribe(config(), token)
     if found is None:
         return None
+    log_context(game_id=found[0])
     with read_scope(db()) as session:
         seat = session.get(Seat, found[1])
         game = session.get(Game, found[0])
