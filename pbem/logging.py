@@ -118,26 +118,9 @@ def _log_request(status: int, **more: Any) -> None:
     }
     context = _context.get() or {}
     view_args = request.view_args or {}
-    game_id = context.get("game_id", view_args.get("game_id"))
-    if game_id is None and isinstance(view_args.get("token"), str):
-        # Views that verified their token said whose game it is (log_context); others are
-        # verified here once more, for the log line only.
-        game_id = _game_id_of_token(view_args["token"])
-    fields["game_id"] = game_id
+    # Admin URLs carry the game id; views behind a signed link name it once they verified it.
+    fields["game_id"] = context.get("game_id", view_args.get("game_id"))
     fields.update(context)
     fields.update(more)
     level = logging.ERROR if status >= 500 else logging.INFO
     request_logger.log(level, "%s %s %s", request.method, fields["path"], status, extra={"fields": fields})
-
-
-def _game_id_of_token(token: str) -> int | None:
-    """The game a signed move link or game page names (verified), for the log line only."""
-    from pbem import links
-    from pbem.web.context import config
-
-    for read in (links.read_move, links.read_seat):
-        try:
-            return read(config(), token).game_id
-        except Exception:  # noqa: BLE001  (not a link of ours: no game id)
-            continue
-    return None
