@@ -126,11 +126,6 @@ def partner_of(state: GameState, seat: int) -> int | None:
     return seat ^ 1 if state.teams else None
 
 
-def side_of(state: GameState, seat: int) -> int:
-    """R2.5: the seat itself alone, its team index in team play."""
-    return state.side_of[seat]
-
-
 # ---------------------------------------------------------------- changing
 
 

@@ -1,9 +1,9 @@
 """The dashboard's forms (Flask-WTF: every one carries the session CSRF token)."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+import engine
 import engine.bots
 from flask_wtf import FlaskForm
 from wtforms import (
@@ -19,23 +19,22 @@ from wtforms import (
     SelectField,
     StringField,
 )
+from pbem.games.service import GameError, check_email
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
 
 MAX_SEATS = 8
 BOT_NAMES = engine.bots.BOTS  # the engine's bots, so a new one shows up here
-_EMAIL = re.compile(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+\.[^@\s<>,;\"]+$")
-
-
-def valid_email(text: str) -> bool:
-    return bool(_EMAIL.match(text)) and len(text) <= 254
 
 
 class EmailAddress:
-    """A plain email address check (one address, no display name)."""
+    """The service's own email address check (`check_email`), shown next to the field."""
 
     def __call__(self, form: Form, field: StringField) -> None:
-        if field.data and not valid_email(field.data.strip()):
-            raise ValidationError("This is not an email address (like ann@example.org).")
+        if field.data:
+            try:
+                check_email(field.data)
+            except GameError as exc:
+                raise ValidationError(exc.message) from None
 
 
 class LoginForm(FlaskForm):
@@ -138,16 +137,11 @@ class CreateGameForm(FlaskForm):
         if len(set(emails)) != len(emails):
             self.form_errors.append("Two seats have the same email address.")
             ok = False
-        allowed = (4, 6, 8) if self.teams.data else (2, 3, 4, 5)
-        if filled not in allowed:
-            mode = "Team play" if self.teams.data else "Individual play"
-            self.form_errors.append(
-                f"{mode} needs {', '.join(map(str, allowed[:-1]))} or {allowed[-1]} players; you filled in {filled}."
-            )
-            ok = False
-        if self.waiting_time.data and (self.teams.data or filled not in (2, 3)):
-            self.waiting_time.errors = [*self.waiting_time.errors,
-                                        "The waiting time rule is only for 2 or 3 players alone."]
+        try:  # how many players, teams, waiting time: the engine's rules (R2)
+            engine.check_config(filled, bool(self.teams.data),
+                                engine.Options(waiting_time=bool(self.waiting_time.data)))
+        except engine.ConfigError as exc:
+            self.form_errors.append(str(exc))
             ok = False
         return ok
 
