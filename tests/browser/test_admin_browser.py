@@ -77,7 +77,7 @@ def test_an_admin_runs_a_game_from_the_dashboard(page, admin, app, smtp_server):
     page.select_option("#players-2-kind", "bot:greedy")
     page.fill("#seed", "11")
     page.click("text=Create the game")
-    assert "This is not an email address" in page.inner_text(".player-row >> nth=1")
+    assert "is not an email address" in page.inner_text(".player-row >> nth=1")
     assert page.input_value("#players-0-email") == "ann@example.com"
     screenshot(page, "new-game-errors")
     page.fill("#players-1-email", "bob@example.com")
