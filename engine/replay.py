@@ -55,17 +55,20 @@ def parse_record(record: object) -> tuple[GameState, list[tuple[int, dict[str, A
     return state, parsed
 
 
-def replay(record: object) -> dict[str, Any]:
-    """Apply the record's moves in order, stopping at the first illegal one."""
+def replay_state(record: object) -> tuple[GameState, dict[str, Any] | None]:
+    """The state after the record's moves, stopping at the first illegal one (then the error)."""
     state, moves = parse_record(record)
-    error = None
     for i, (player, move) in enumerate(moves):
         try:
             state, _ = rules.apply_move(state, player, move)
         except IllegalMove as exc:
-            error = {"move_index": i, "message": str(exc)}
-            break
-    return summary(state, error)
+            return state, {"move_index": i, "message": str(exc)}
+    return state, None
+
+
+def replay(record: object) -> dict[str, Any]:
+    """Apply the record's moves in order, stopping at the first illegal one."""
+    return summary(*replay_state(record))
 
 
 def summary(state: GameState, error: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -607,9 +607,9 @@ def export_record(session: Session, game_id: int) -> dict[str, Any]:
 
 def replay_record(record: dict[str, Any]) -> engine.GameState:
     """Replay an exported record with the engine, as `python -m engine replay` does."""
-    from engine.replay import parse_record
+    from engine.replay import replay_state
 
-    state, moves = parse_record(record)
-    for player, move in moves:
-        state, _ = engine.apply_move(state, player, move)
+    state, error = replay_state(record)
+    if error is not None:
+        raise engine.IllegalMove(f"move {error['move_index']}: {error['message']}")
     return state
