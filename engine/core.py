@@ -13,7 +13,7 @@ kind is played in front of the player, any other kind is discarded.
 from __future__ import annotations
 
 from engine.cards import ADMIRAL, KIND_COLOUR, KIND_STRENGTH, KIND_VALUE, N_MERCHANT_KINDS
-from engine.state import GameState, Ship
+from engine.state import GameState, Ship, recount_capturable
 
 DRAW = 31
 MAX_SHIPS = 25  # R1.1: ship numbers are never reused, so ids stay in 1..25
@@ -257,11 +257,7 @@ def finish(st: GameState, ev: list | None = None) -> None:
         st.table = keep
     for sh in st.table:
         sh.hold = -1
-    st.holds = 0
-    st.capturable = [0] * st.n_seats
-    for sh in st.table:
-        if sh.taker >= 0:
-            st.capturable[sh.taker] += 1
+    recount_capturable(st)
     st.winner_list = winners_of(st)
     if ev is not None:
         ev.append((E_OVER,))
