@@ -71,6 +71,7 @@ def load_detail(game_id: int) -> dict[str, Any]:
         seats = seats_of(session, game_id)
         moves = moves_of(session, game_id)
         emails = list(session.exec(select(OutboxMessage).where(OutboxMessage.game_id == game_id)
+                                   .options(*queries.WITHOUT_BODIES)
                                    .order_by(col(OutboxMessage.created_at).desc(), col(OutboxMessage.id).desc())))
         audit, _ = queries.audit_entries(session, 1, game_id=game_id, size=100)
     view = engine.admin_view(load_state(game))

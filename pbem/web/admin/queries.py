@@ -8,6 +8,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import DateTime, func
+from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from pbem.models import AuditLog, Game, GameStatus, MoveRecord, OutboxMessage, OutboxStatus, Seat
@@ -99,6 +100,10 @@ def status_counts(session: Session) -> dict[str, int]:
 
 
 # ---------------------------------------------------------------- outbox
+# Lists show subjects and statuses; the bodies (kilobytes each) only on a message's own page.
+WITHOUT_BODIES = (defer(OutboxMessage.text_body), defer(OutboxMessage.html_body))  # type: ignore[arg-type]
+
+
 def outbox_messages(
     session: Session, statuses: tuple[str, ...], page: int, size: int = 50
 ) -> tuple[list[OutboxMessage], Page]:
@@ -106,7 +111,7 @@ def outbox_messages(
     total = session.exec(select(func.count()).select_from(OutboxMessage).where(*where)).one()
     pager = Page(min(page, max(1, math.ceil(total / size))), size, total)
     rows = list(session.exec(
-        select(OutboxMessage).where(*where)
+        select(OutboxMessage).where(*where).options(*WITHOUT_BODIES)
         .order_by(col(OutboxMessage.created_at).desc(), col(OutboxMessage.id).desc())
         .offset(pager.offset).limit(size)
     ))
