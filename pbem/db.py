@@ -6,12 +6,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, SQLModel, create_engine
 
-# Execution option marking read_scope's transactions (SQLite begins them without a write lock).
-READ_ONLY_OPTION = "korsar_read_only"
+from pbem import sqlite
+from pbem.sqlite import READ_ONLY_OPTION
 
 
 def is_sqlite(url: str) -> bool:
@@ -27,19 +26,15 @@ def normalize_url(url: str) -> str:
 
 
 def make_engine(url: str, **kwargs: object) -> Engine:
-    """An engine for `url`. SQLite gets WAL, a busy timeout, BEGIN IMMEDIATE writes and
-    lock-free reads (read_scope); PostgreSQL a pre-pinged pool."""
+    """An engine for `url`. SQLite gets WAL, a busy timeout, queued BEGIN IMMEDIATE writes and
+    lock-free reads (read_scope), see pbem/sqlite.py; PostgreSQL a pre-pinged pool."""
     url = normalize_url(url)
     if is_sqlite(url):
         database = make_url(url).database
         if database and database != ":memory:":
             Path(database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(
-            url,
-            connect_args={"check_same_thread": False, "timeout": 30, "isolation_level": None},
-            **kwargs,
-        )
-        _configure_sqlite(engine)
+        engine = create_engine(url, connect_args=sqlite.connect_args(database), **kwargs)
+        sqlite.configure(engine)
         return engine
     # Pre-ping replaces connections a database restart killed, so a restart costs no
     # failed request on an idle pool; the connect timeout turns a dead server into a quick error.
@@ -50,28 +45,6 @@ def make_engine(url: str, **kwargs: object) -> Engine:
     kwargs.setdefault("pool_timeout", 10)
     kwargs.setdefault("connect_args", {"connect_timeout": 5})
     return create_engine(url, **kwargs)
-
-
-def _configure_sqlite(engine: Engine) -> None:
-    # pysqlite's own transaction handling is turned off (isolation_level=None) so that
-    # every transaction starts with BEGIN IMMEDIATE: writers queue on the busy timeout
-    # instead of failing with "database is locked" when they upgrade a read lock.
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
-        cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute("PRAGMA synchronous=NORMAL")
-        cur.execute("PRAGMA busy_timeout=30000")
-        cur.execute("PRAGMA foreign_keys=ON")
-        cur.close()
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
-        # Readers (read_scope) take no write lock: in WAL mode they never wait for writers.
-        if conn.get_execution_options().get(READ_ONLY_OPTION):
-            conn.exec_driver_sql("BEGIN")
-        else:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def create_all(engine: Engine) -> None:

@@ -1,12 +1,17 @@
-"""Gunicorn settings for the Procfile's web process (`gunicorn -c python:pbem.gunicorn_conf`).
-
-Command-line flags still win; the worker count comes from WEB_CONCURRENCY (Gunicorn's own).
+"""Gunicorn settings for the web process (`gunicorn -c python:pbem.gunicorn_conf`): the Procfile,
+the systemd unit and the load benchmark all run this one file. Command-line flags still win;
+the address is theirs (`--bind`).
 """
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from pbem.runtime import tune_gc
+
+workers = int(os.environ.get("WEB_CONCURRENCY", "3"))  # gunicorn's own variable; about 2 x cores
+timeout = 30  # a request still running after 30 s is killed (the move path takes milliseconds)
+graceful_timeout = 25  # on restart, requests in flight finish first (PaaS routers wait 30 s)
 
 
 def post_worker_init(worker: Any) -> None:

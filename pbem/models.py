@@ -33,7 +33,7 @@ class Game(SQLModel, table=True):
 
     id: Optional[int] = Field(default=None, primary_key=True)
     name: str = Field(default="", max_length=200)
-    status: str = Field(default=GameStatus.RUNNING, max_length=16, index=True)
+    status: str = Field(default=GameStatus.RUNNING, max_length=16)  # led by the ix_game_status_* indexes
     teams: bool = False
     options_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     seed: Optional[int] = None
@@ -70,7 +70,7 @@ class Seat(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("game_id", "position", name="uq_seat_game_position"),)
 
     id: Optional[int] = Field(default=None, primary_key=True)
-    game_id: int = Field(foreign_key="game.id", index=True)
+    game_id: int = Field(foreign_key="game.id")  # found through uq_seat_game_position
     position: int
     name: str = Field(max_length=100)
     email: Optional[str] = Field(default=None, max_length=254)
@@ -97,7 +97,7 @@ class MoveRecord(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("game_id", "number", name="uq_move_game_number"),)
 
     id: Optional[int] = Field(default=None, primary_key=True)
-    game_id: int = Field(foreign_key="game.id", index=True)
+    game_id: int = Field(foreign_key="game.id")  # found through uq_move_game_number
     number: int  # 1-based; the game's version after this move
     seat: int
     move_json: str = Field(sa_column=Column(Text, nullable=False))
@@ -123,7 +123,7 @@ class OutboxMessage(SQLModel, table=True):
     __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),)
 
     id: Optional[int] = Field(default=None, primary_key=True)
-    game_id: Optional[int] = Field(default=None, foreign_key="game.id", index=True)
+    game_id: Optional[int] = Field(default=None, foreign_key="game.id")  # ix_outbox_game_created
     seat_id: Optional[int] = Field(default=None, foreign_key="seat.id")
     kind: str = Field(max_length=32)  # welcome | turn | reminder | game_over | ...
     to_addr: str = Field(max_length=254)

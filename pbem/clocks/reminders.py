@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 from typing import Any
@@ -114,15 +116,6 @@ class Rendered(str, Enum):
     LOST = "lost"  # another worker holds the row now
 
 
-def is_deferred(row: OutboxMessage) -> bool:
-    """A reminder queued by the sweep, a turn, timeout or game-over email, whose content is made
-    just before it is sent."""
-    return ((row.kind == KIND and row.text_body == DEFERRED_TEXT)
-            or (row.kind == "turn" and row.text_body == notify.DEFERRED_TURN_TEXT)
-            or (row.kind == "timeout_autoplay" and row.text_body == emails.DEFERRED_AUTOPLAY_TEXT)
-            or (row.kind == "game_over" and row.text_body == notify.DEFERRED_GAME_OVER_TEXT))
-
-
 def reminder_email(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> Email:
     """The full reminder: the turn email's content with fresh links, plus the time left."""
     context = notify.seat_context(session, cfg, game, seat, load_state(game))
@@ -147,6 +140,39 @@ def stale_reason(game: Game | None, seat: Seat | None, row: OutboxMessage, now: 
     return None
 
 
+@dataclass(frozen=True)
+class Deferred:
+    """An email kind queued as a placeholder and written by the worker just before it is sent."""
+
+    placeholder: str  # the placeholder's text body (what the admin outbox page shows)
+    stale: Callable[[Game | None, Seat | None, OutboxMessage, datetime], str | None]  # why not send
+    write: Callable[[Session, Config, Game, Seat, OutboxMessage, datetime], Email]
+
+
+DEFERRED: dict[str, Deferred] = {
+    KIND: Deferred(DEFERRED_TEXT, stale_reason,
+                   lambda session, cfg, game, seat, row, now: reminder_email(session, cfg, game, seat, now)),
+    "turn": Deferred(notify.DEFERRED_TURN_TEXT,
+                     lambda game, seat, row, now: notify.turn_stale_reason(game, seat, row),
+                     lambda session, cfg, game, seat, row, now: notify.deferred_turn_email(
+                         session, cfg, game, seat, row)),
+    "timeout_autoplay": Deferred(emails.DEFERRED_AUTOPLAY_TEXT,
+                                 lambda game, seat, row, now: notify.address_stale_reason(seat, row),
+                                 lambda session, cfg, game, seat, row, now: emails.timeout_autoplay_email(
+                                     cfg, game, seat, row)),
+    "game_over": Deferred(notify.DEFERRED_GAME_OVER_TEXT,
+                          lambda game, seat, row, now: notify.address_stale_reason(seat, row),
+                          lambda session, cfg, game, seat, row, now: notify.game_over_email(
+                              session, cfg, game, seat)),
+}
+
+
+def is_deferred(row: OutboxMessage) -> bool:
+    """A row still holding a placeholder: the worker writes its email (`render_deferred`)."""
+    deferred = DEFERRED.get(row.kind)
+    return deferred is not None and row.text_body == deferred.placeholder
+
+
 def render_deferred(engine: Engine, cfg: Config, row: OutboxMessage, worker_id: str,
                     now: datetime) -> Rendered:
     """Fill in `row` (claimed by `worker_id`) from the game as it is `now`, or cancel it."""
@@ -155,28 +181,15 @@ def render_deferred(engine: Engine, cfg: Config, row: OutboxMessage, worker_id: 
     with session_scope(engine) as session:
         game = session.get(Game, row.game_id) if row.game_id is not None else None
         seat = session.get(Seat, row.seat_id) if row.seat_id is not None else None
-        if row.kind == "turn":
-            reason = notify.turn_stale_reason(game, seat, row)
-        elif row.kind == "timeout_autoplay":
-            reason = notify.address_stale_reason(seat, row)
-        elif row.kind == "game_over":
-            reason = notify.address_stale_reason(seat, row)
-        else:
-            reason = stale_reason(game, seat, row, now)
+        deferred = DEFERRED[row.kind]
+        reason = deferred.stale(game, seat, row, now)
         if reason is not None:
             done = session.execute(update(OutboxMessage).where(*mine).values(
                 status=OutboxStatus.CANCELLED, last_error=reason, claimed_by=None,
                 claimed_until=None, next_attempt_at=now))
             return Rendered.CANCELLED if done.rowcount == 1 else Rendered.LOST  # type: ignore[attr-defined]
         assert game is not None and seat is not None
-        if row.kind == "turn":
-            email = notify.deferred_turn_email(session, cfg, game, seat, row)
-        elif row.kind == "timeout_autoplay":
-            email = emails.timeout_autoplay_email(cfg, game, seat, row)
-        elif row.kind == "game_over":
-            email = notify.game_over_email(session, cfg, game, seat)
-        else:
-            email = reminder_email(session, cfg, game, seat, now)
+        email = deferred.write(session, cfg, game, seat, row, now)
         values = {"subject": email.subject, "text_body": email.text_body, "html_body": email.html_body,
                   "headers_json": json.dumps(email.headers, sort_keys=True)}
         done = session.execute(update(OutboxMessage).where(*mine).values(**values))

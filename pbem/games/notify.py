@@ -121,16 +121,13 @@ def queue_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
     """The "your turn" email (or a `kind` that reuses its context, e.g. a reminder).
 
     A turn email is queued to be written at delivery (`DEFERRED_TURN_TEXT`, see
-    `deferred_turn_email`) and moves the seat's "since your last turn" mark; other kinds are
-    rendered now and leave it. `seats` is accepted from callers that hold them already.
+    `deferred_turn_email`, which moves the seat's "since your last turn" mark); other kinds are
+    rendered now. `seats` is accepted from callers that hold them already.
     """
     if seat.handed_to_bot or not wants_mail(seat):
         return None
     if kind == "turn":
-        row = _queue_deferred_turn(session, game, seat, state)
-        write(session, _MARK_SEEN, {"b_id": seat.id, "b_version": state.version})
-        set_committed_value(seat, "last_seen_version", state.version)
-        return row
+        return _queue_deferred_turn(session, game, seat, state)
     context = seat_context(session, cfg, game, seat, state)
     context.update(extra or {})
     return queue_email(session, cfg, game, seat, kind, context, headers=headers)
@@ -146,8 +143,10 @@ TURN_MARK_HEADER = "X-Korsar-Turn"
 
 
 _SEATS = Seat.__table__  # type: ignore[attr-defined]
-# The seat's "since your last turn" mark moves with each turn email (one cheap UPDATE per move).
-_MARK_SEEN = (update(_SEATS).where(_SEATS.c.id == bindparam("b_id"))
+# The seat's "since your last turn" mark moves when a turn email is written to be sent, never
+# back (a resend of an older turn), and not when one is cancelled: its news were never read.
+_MARK_SEEN = (update(_SEATS).where(_SEATS.c.id == bindparam("b_id"),
+                                   _SEATS.c.last_seen_version < bindparam("b_version"))
               .values(last_seen_version=bindparam("b_version")))
 
 
@@ -209,12 +208,16 @@ def turn_stale_reason(game: Game | None, seat: Seat | None, row: OutboxMessage) 
 
 def deferred_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
                         row: OutboxMessage) -> Email:
-    """The full turn email from the game as it is now (fresh links; news since the mark)."""
+    """The full turn email from the game as it is now (fresh links; news since the mark). The
+    seat's mark moves to this turn: the next turn email's news start here."""
     mark = turn_mark(row)
     assert mark is not None
     state = load_state(game)
     context = seat_context(session, cfg, game, seat, state, since=mark[1])
-    return render_email("turn", seat.email or "", context)
+    email = render_email("turn", seat.email or "", context)
+    write(session, _MARK_SEEN, {"b_id": seat.id, "b_version": mark[0]})
+    set_committed_value(seat, "last_seen_version", max(seat.last_seen_version, mark[0]))
+    return email
 
 
 def queue_game_start(session: Session, cfg: Config, game: Game, seats: list[Seat],

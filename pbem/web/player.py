@@ -46,7 +46,12 @@ def _error_page(message: str, status: int, game_url: str | None = None) -> tuple
 
 
 def _seat_url(game_id: int, seat: Seat) -> str:
-    return "/g/" + links.sign_seat(config(), game_id, seat.position, seat.link_nonce)
+    return _page_url((game_id, seat.position, seat.link_nonce))
+
+
+def _page_url(page: tuple[int, int, str]) -> str:
+    """The game page of (game id, position, link nonce)."""
+    return "/g/" + links.sign_seat(config(), *page)
 
 
 # Built once: a page load is one round trip for the game and the seat its token names.
@@ -129,19 +134,19 @@ def play_move(token: str) -> Any:
     except links.LinkError as exc:
         return _link_error(exc)
     log_context(game_id=parsed.game_id)
-    game_url = None
+    page: tuple[int, int, str] | None = None  # whose game page to link to, signed after the commit
     try:
         with session_scope(db()) as session:
             game, seats, seat = _lock_seat(session, parsed.seat)
-            game_url = _seat_url(game.id, seat)  # type: ignore[arg-type]
+            page = (game.id, seat.position, seat.link_nonce)  # type: ignore[assignment]
             outcome = service.apply_game_move(session, cfg, parsed.game_id, parsed.position,
                                               parsed.move, expected_version=parsed.version,
                                               source="player", game=game, seats=seats)
     except links.LinkError as exc:
         return _error_page(exc.message, exc.status)
     except service.GameError as exc:
-        return _error_page(exc.message, exc.status, game_url)
-    return redirect(f"{game_url}?played={outcome.number}", code=303)
+        return _error_page(exc.message, exc.status, _page_url(page) if page else None)
+    return redirect(f"{_page_url(page)}?played={outcome.number}", code=303)  # type: ignore[arg-type]
 
 
 @bp.route("/g/<token>", methods=["GET"])

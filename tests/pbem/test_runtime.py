@@ -22,3 +22,13 @@ def test_a_web_worker_freezes_the_loaded_app_out_of_the_collector_and_collects_l
         gc.unfreeze()
         gc.set_threshold(*before)
 
+
+
+def test_the_web_workers_time_out_and_count_as_configured(monkeypatch):
+    import importlib
+
+    monkeypatch.setenv("WEB_CONCURRENCY", "5")
+    conf = importlib.reload(gunicorn_conf)
+    assert (conf.workers, conf.timeout, conf.graceful_timeout) == (5, 30, 25)
+    monkeypatch.delenv("WEB_CONCURRENCY")
+    assert importlib.reload(gunicorn_conf).workers == 3

@@ -4,6 +4,9 @@ wait. Several processes (web workers and the mail worker) writing at once see no
 from __future__ import annotations
 
 import multiprocessing
+import sqlite3
+import threading
+import time
 import uuid
 from concurrent.futures import ProcessPoolExecutor
 
@@ -11,7 +14,7 @@ import pytest
 from sqlalchemy import func, text
 from sqlmodel import select
 
-from pbem.db import make_engine, read_scope, session_scope
+from pbem.db import create_all, make_engine, read_scope, session_scope
 from pbem.models import Game, MoveRecord, OutboxMessage, OutboxStatus, utcnow
 
 WEB_PROCESSES = 4
@@ -20,6 +23,7 @@ MOVES_PER_PROCESS = 60
 
 def _new_game(url: str) -> int:
     engine = make_engine(url)
+    create_all(engine)  # the fixture's databases have it already; a tmp_path file does not
     with session_scope(engine) as session:
         game = Game(name="race", deck_json="[]", state_json="{}")
         session.add(game)
@@ -117,9 +121,10 @@ def test_sqlite_connections_use_wal_a_busy_timeout_and_foreign_keys(tmp_path):
     engine = make_engine(f"sqlite:///{tmp_path / 'x.sqlite3'}")
     with engine.connect() as conn:
         pragma = {name: conn.exec_driver_sql(f"PRAGMA {name}").scalar()
-                  for name in ("journal_mode", "busy_timeout", "foreign_keys")}
+                  for name in ("journal_mode", "busy_timeout", "foreign_keys", "mmap_size")}
     engine.dispose()
-    assert pragma == {"journal_mode": "wal", "busy_timeout": 30000, "foreign_keys": 1}
+    assert pragma == {"journal_mode": "wal", "busy_timeout": 30000, "foreign_keys": 1,
+                      "mmap_size": 256 * 1024 * 1024}
 
 
 @pytest.mark.parametrize("scope, begin", [(session_scope, "BEGIN IMMEDIATE"), (read_scope, "BEGIN")])
@@ -134,3 +139,101 @@ def test_writes_begin_immediately_and_reads_do_not(tmp_path, scope, begin):
         session.exec(text("SELECT 1"))
     engine.dispose()
     assert begin in statements
+
+
+# ---------------------------------------------------------------- the writers' queue
+def _write_name(engine, game_id: int, name: str, hold: threading.Event | None = None,  # type: ignore[no-untyped-def]
+                started: threading.Event | None = None) -> None:
+    with session_scope(engine) as session:
+        if started is not None:
+            started.set()
+        session.exec(select(Game).where(Game.id == game_id).with_for_update()).one().name = name
+        session.flush()
+        if hold is not None:
+            hold.wait(5)
+
+
+@pytest.mark.parametrize("ending", ["commit", "rollback"])
+def test_a_queued_writer_starts_the_moment_the_writer_before_it_ends(tmp_path, ending):
+    """The second writer waits in the kernel's queue (no busy-handler sleep) and goes on as soon
+    as the first commits or rolls back; neither sees "database is locked"."""
+    url = f"sqlite:///{tmp_path / 'x.sqlite3'}"
+    game_id = _new_game(url)
+    engine = make_engine(url)
+    first_holds, release = threading.Event(), threading.Event()
+
+    def first() -> None:
+        try:
+            with session_scope(engine) as session:
+                first_holds.set()
+                session.exec(select(Game).where(Game.id == game_id).with_for_update()).one().name = "first"
+                session.flush()
+                release.wait(5)
+                if ending == "rollback":
+                    raise RuntimeError("changed my mind")
+        except RuntimeError:
+            pass
+
+    holder = threading.Thread(target=first)
+    holder.start()
+    assert first_holds.wait(5)
+    time.sleep(0.05)  # the holder has its turn and the write lock
+    second_done = threading.Event()
+    second = threading.Thread(target=lambda: (_write_name(engine, game_id, "second"), second_done.set()))
+    second.start()
+    assert not second_done.wait(0.2), "the second writer must wait for the first"
+    release.set()
+    assert second_done.wait(5)
+    holder.join(5)
+    second.join(5)
+    with read_scope(engine) as session:
+        assert session.get(Game, game_id).name == "second"
+    engine.dispose()
+
+
+def test_a_thread_already_writing_does_not_wait_on_the_queue_for_itself(tmp_path):
+    """A second write connection opened by the thread that holds the turn skips the queue (it
+    would wait for itself forever); SQLite's busy timeout answers it, as without the queue."""
+    from pbem.sqlite import QueuedWriterConnection, connection_factory
+
+    path = str(tmp_path / "x.sqlite3")
+    factory = connection_factory(path)
+    assert issubclass(factory, QueuedWriterConnection)
+    first, second = (sqlite3.connect(path, factory=factory, isolation_level=None) for _ in range(2))
+    first.wait_turn_to_write()
+    started = time.monotonic()
+    second.wait_turn_to_write()  # returns at once
+    assert time.monotonic() - started < 1
+    first.rollback()
+    second.wait_turn_to_write()  # the turn is free again: this connection takes it
+    second.rollback()
+    first.close()
+    second.close()
+
+
+def test_readers_never_queue(tmp_path):
+    url = f"sqlite:///{tmp_path / 'x.sqlite3'}"
+    game_id = _new_game(url)
+    engine = make_engine(url)
+    release, holding = threading.Event(), threading.Event()
+    writer = threading.Thread(target=_write_name, args=(engine, game_id, "w"),
+                              kwargs={"hold": release, "started": holding})
+    writer.start()
+    assert holding.wait(5)
+    time.sleep(0.05)
+    started = time.monotonic()
+    with read_scope(engine) as session:
+        assert session.get(Game, game_id).name == "race"
+    assert time.monotonic() - started < 1
+    release.set()
+    writer.join(5)
+    engine.dispose()
+
+
+@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///file:mem1?mode=memory&uri=true"])
+def test_a_database_without_a_file_has_no_queue(url):
+    from sqlalchemy.engine import make_url
+
+    from pbem.sqlite import connection_factory
+
+    assert connection_factory(make_url(url).database) is sqlite3.Connection

@@ -8,7 +8,8 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from clockkit import cfg, deliver, engine, mails, mover, play_the_turn, start_game  # noqa: F401  (cfg, engine: fixtures)
+from clockkit import (cfg, deliver, engine, headers, mails, mover, play_the_turn,  # noqa: F401  (cfg, engine: fixtures)
+                      seat_row, start_game)
 from pbem.db import session_scope
 from pbem.games import notify
 from pbem.games.service import load_state, seats_of
@@ -69,6 +70,26 @@ def test_the_news_in_a_turn_email_start_after_the_players_previous_turn(engine, 
         expected = notify.seat_context(session, cfg, game, seat, load_state(game), since=first_turn)["since"]
     assert len(expected) >= 2  # Ann's own move and Bob's answer
     assert all(sentence in second.text_body for sentence in expected)
+
+
+def test_the_since_mark_moves_when_the_turn_email_is_written_not_when_it_is_queued(engine, cfg, smtp_server):
+    game_id = start_game(engine, cfg)
+    play_the_turn(engine, cfg, game_id)  # Ann: Bob's turn email is queued
+    bob = mover(engine, game_id)
+    assert bob.last_seen_version == 0
+    send(engine, cfg, smtp_server)
+    assert seat_row(engine, game_id, bob.position).last_seen_version == 1
+
+
+def test_a_cancelled_turn_email_leaves_its_news_to_the_next_one(engine, cfg, smtp_server):
+    game_id = start_game(engine, cfg)
+    play_the_turn(engine, cfg, game_id)  # Ann: Bob's turn email for move 1 is queued...
+    bob = mover(engine, game_id)
+    play_the_turn(engine, cfg, game_id)  # ...and overtaken: Bob plays from his game page
+    send(engine, cfg, smtp_server)
+    assert mails(engine, "turn", bob.email)[0].status == "cancelled"
+    play_the_turn(engine, cfg, game_id)  # Ann again
+    assert headers(mails(engine, "turn", bob.email)[-1])[notify.TURN_MARK_HEADER] == "3:0"
 
 
 @pytest.mark.parametrize("meanwhile, reason", [
