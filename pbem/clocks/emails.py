@@ -63,16 +63,6 @@ def reminder_extra(game: Game, seat: Seat, now: datetime) -> dict[str, Any]:
     return extra
 
 
-def queue_reminder(session: Session, cfg: Config, game: Game, seat: Seat,
-                   seats: list[Seat] | None = None, *, now: datetime) -> Any:
-    """A reminder: the turn email's content and fresh links, plus how long is left (local time)."""
-    extra = reminder_extra(game, seat, now)
-    extra["unsubscribe_url"] = unsubscribe_url(cfg, seat)
-    return notify.queue_turn_email(session, cfg, game, seat, load_state(game), seats=seats,
-                                   kind="reminder", extra=extra,
-                                   headers=unsubscribe_headers(cfg, seat))
-
-
 # ---------------------------------------------------------------- timeouts and lifecycle
 # The text of a timeout email not written yet (also what the admin outbox page shows for it);
 # the move played for the player waits in its headers until the delivery worker writes it.

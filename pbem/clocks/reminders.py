@@ -54,7 +54,7 @@ _CLAIM_COLUMNS = (
               Game.reminders, Game.reminders_sent, Game.next_reminder_at, Game.on_timeout),
     load_only(Seat.id, Seat.game_id, Seat.position, Seat.email, Seat.kind,  # type: ignore[arg-type]
               Seat.handed_to_bot, Seat.unsubscribed, Seat.timezone, Seat.vacation_start,
-              Seat.vacation_end),
+              Seat.vacation_end, Seat.link_nonce),  # the nonce signs the unsubscribe link
 )
 
 
@@ -74,6 +74,14 @@ def _pending_row(cfg: Config, game: Game, seat: Seat, now: datetime) -> dict[str
     # the reminder stale at delivery.
     return outbox_row(placeholder, domain=notify.thread_domain(game), game_id=game.id,
                       seat_id=seat.id, thread_id=game.thread_id or None, now=now)
+
+
+def queue_nudge(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> dict[str, Any]:
+    """The admin's nudge: a reminder outside the ladder, queued like the sweep's (written, or
+    cancelled if the turn is over by then, at delivery)."""
+    row = _pending_row(cfg, game, seat, now)
+    session.connection().execute(insert(OutboxMessage.__table__), row)  # type: ignore[attr-defined]
+    return row
 
 
 def queue_due_reminders(session: Session, cfg: Config, game_ids: list[int], now: datetime) -> int:

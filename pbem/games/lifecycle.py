@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
-from pbem.clocks import emails
+from pbem.clocks import emails, reminders
 from pbem.clocks.schedule import is_clocked, plan_turn, replan_reminders
 from pbem.config import Config
 from pbem.games.service import (
@@ -160,7 +160,7 @@ def send_reminder_now(session: Session, cfg: Config, game_id: int, *, now: datet
     if seat.unsubscribed or not seat.email:
         raise GameError(f"{seat.name} has switched reminders off; "
                         "resend the turn email instead (it always goes out).", 409)
-    emails.queue_reminder(session, cfg, game, seat, seats, now=now)
+    reminders.queue_nudge(session, cfg, game, seat, now)
     _log("nudge", game, actor, seat=seat.position)
     return seat
 

@@ -114,23 +114,13 @@ def queue_welcome(session: Session, cfg: Config, game: Game, seat: Seat, state: 
 
 
 def queue_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
-                     state: engine.GameState, kind: str = "turn",
-                     extra: dict[str, Any] | None = None,
-                     seats: list[Seat] | None = None,
-                     headers: dict[str, str] | None = None) -> OutboxRow | None:
-    """The "your turn" email (or a `kind` that reuses its context, e.g. a reminder).
-
-    A turn email is queued to be written at delivery (`DEFERRED_TURN_TEXT`, see
-    `deferred_turn_email`, which moves the seat's "since your last turn" mark); other kinds are
-    rendered now. `seats` is accepted from callers that hold them already.
-    """
+                     state: engine.GameState, seats: list[Seat] | None = None) -> OutboxRow | None:
+    """The "your turn" email, queued to be written at delivery (`DEFERRED_TURN_TEXT`, see
+    `deferred_turn_email`, which moves the seat's "since your last turn" mark). `seats` is
+    accepted from callers that hold them already."""
     if seat.handed_to_bot or not wants_mail(seat):
         return None
-    if kind == "turn":
-        return _queue_deferred_turn(session, game, seat, state)
-    context = seat_context(session, cfg, game, seat, state)
-    context.update(extra or {})
-    return queue_email(session, cfg, game, seat, kind, context, headers=headers)
+    return _queue_deferred_turn(session, game, seat, state)
 
 
 # ---------------------------------------------------------------- turn emails, written at delivery

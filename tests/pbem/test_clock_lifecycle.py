@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from clockkit import T0, cfg, engine, game_row, mails, mover, other, seat_row, start_game, sweep  # noqa: F401  (cfg, engine: fixtures)
+from clockkit import T0, cfg, deliver, engine, game_row, mails, mover, other, seat_row, start_game, sweep  # noqa: F401  (cfg, engine: fixtures)
 from pbem.db import session_scope
 from pbem.games import lifecycle
 from pbem.games.service import GameError, GameNotRunning
@@ -57,6 +57,14 @@ def test_nudge_sends_a_reminder_now_without_touching_the_ladder(engine, cfg):
     act(engine, lifecycle.send_reminder_now, cfg, game_id, now=T0 + timedelta(hours=1))
     assert len(mails(engine, "reminder", mover(engine, game_id).email)) == 1
     assert game_row(engine, game_id).next_reminder_at == before
+
+
+def test_a_nudge_is_written_when_it_is_sent_with_the_time_left_then(engine, cfg, smtp_server):
+    game_id = start_game(engine, cfg, deadline_hours=10)
+    act(engine, lifecycle.send_reminder_now, cfg, game_id, now=T0 + timedelta(hours=1))
+    deliver(engine, cfg, smtp_server, T0 + timedelta(hours=2))
+    (nudge,) = mails(engine, "reminder", mover(engine, game_id).email)
+    assert nudge.status == "sent" and "8 hours left" in nudge.text_body and "YOUR HAND" in nudge.text_body
 
 
 def test_nudge_is_refused_for_a_player_who_switched_reminders_off(engine, cfg):

@@ -21,3 +21,35 @@ def test_a_spent_budget_leaves_the_work_due_for_the_next_sweep(database_url):
     assert second["reminders"] == 3 and second["deferred"] == 0
     assert Counter(m.game_id for m in mails(engine, "reminder")) == Counter(games)
     engine.dispose()
+
+
+def _statements_of_a_sweep(engine, cfg, games: int) -> int:  # type: ignore[no-untyped-def]
+    from sqlalchemy import event, update
+
+    from pbem.models import Game
+
+    with engine.begin() as conn:  # only the games started here are due
+        conn.execute(update(Game).values(next_reminder_at=None))
+    for _ in range(games):
+        start_game(engine, cfg, deadline_hours=10)
+    statements: list[str] = []
+
+    def count(*args) -> None:  # type: ignore[no-untyped-def]
+        statements.append(args[2])
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        report = run_sweep(engine, cfg, T0 + timedelta(hours=5))
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert report["reminders"] == games
+    return len(statements)
+
+
+def test_a_sweep_of_many_reminders_costs_the_statements_of_a_few(database_url):
+    """Claims, ladder steps and outbox rows go in a few statements per chunk: no query per game
+    (a column left out of the claim's load_only would be lazy-loaded once per reminder)."""
+    engine = make_engine(database_url)
+    cfg = make_cfg(database_url)
+    assert _statements_of_a_sweep(engine, cfg, 12) == _statements_of_a_sweep(engine, cfg, 2)
+    engine.dispose()
