@@ -40,7 +40,8 @@ class QueuedWriterConnection(sqlite3.Connection):
 
     def wait_turn_to_write(self) -> None:
         """Block until no other queued writer holds its turn; the turn ends with the transaction."""
-        if self._queued or getattr(_queue_holder, "connection", None) is not None:
+        holder = getattr(_queue_holder, "connection", None)
+        if self._queued or (holder is not None and holder._queued):
             # This thread holds the turn through another connection already: waiting on the
             # queue would wait for itself. SQLite's busy timeout handles this one, as it did.
             return
@@ -53,7 +54,8 @@ class QueuedWriterConnection(sqlite3.Connection):
     def _end_turn(self) -> None:
         if self._queued:
             self._queued = False
-            _queue_holder.connection = None
+            if getattr(_queue_holder, "connection", None) is self:
+                _queue_holder.connection = None
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)  # type: ignore[arg-type]
 
     def commit(self) -> None:
