@@ -51,7 +51,7 @@ def admin_addresses(session: Session, cfg: Config) -> list[str]:
 def queue_turn(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat], *,
                now: datetime) -> Any:
     """The ordinary "your turn" email, with fresh links (pbem.games.notify builds it)."""
-    return notify.queue_turn_email(session, cfg, game, seat, load_state(game), seats=seats)
+    return notify.queue_turn_email(session, cfg, game, seat, load_state(game))
 
 
 def reminder_extra(game: Game, seat: Seat, now: datetime) -> dict[str, Any]:

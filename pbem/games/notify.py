@@ -114,10 +114,9 @@ def queue_welcome(session: Session, cfg: Config, game: Game, seat: Seat, state: 
 
 
 def queue_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
-                     state: engine.GameState, seats: list[Seat] | None = None) -> OutboxRow | None:
+                     state: engine.GameState) -> OutboxRow | None:
     """The "your turn" email, queued to be written at delivery (`DEFERRED_TURN_TEXT`, see
-    `deferred_turn_email`, which moves the seat's "since your last turn" mark). `seats` is
-    accepted from callers that hold them already."""
+    `deferred_turn_email`, which moves the seat's "since your last turn" mark)."""
     if seat.handed_to_bot or not wants_mail(seat):
         return None
     return _queue_deferred_turn(session, game, seat, state)

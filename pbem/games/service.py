@@ -473,8 +473,7 @@ def store_moves(session: Session, cfg: Config, planned: list[PlannedMove]) -> li
         if p.state.finished:
             notify.queue_game_over(session, cfg, p.game, p.seats, p.state)
         else:
-            notify.queue_turn_email(session, cfg, p.game, p.seats[p.state.to_move], p.state,  # type: ignore[index]
-                                    seats=p.seats)
+            notify.queue_turn_email(session, cfg, p.game, p.seats[p.state.to_move], p.state)  # type: ignore[index]
     return [p.outcome() for p in planned]
 
 
