@@ -1,11 +1,12 @@
 """Load benchmark: the Procfile's web process (gunicorn, several workers) and simulated players
-on 127.0.0.1 playing many games at once, then, in the same run, the bare ceiling of the stack
-(one small insert per request, benchmarks/bare_app.py) under the same load.
+on 127.0.0.1 playing many games at once and, in the same run and taking turns with them in
+slices (`--rounds`), the bare ceiling of the stack (one small insert per request,
+benchmarks/bare_app.py, served by the same gunicorn command) under the same load.
 
     python -m benchmarks.load_bench [--db sqlite postgresql] [--protocol post click]
-                                    [--players 16] [--seconds 20]
+                                    [--players 16] [--seconds 20] [--rounds 4]
 
-Each player plays its own games (16 players, 8 games each), so players rarely contend on one
+Each player plays its own games (16 players, 12 games each), so players rarely contend on one
 game. Two protocols of a player, each run on its own games against the same server:
 - "post": the player POSTs the signed move link of its email directly (one request a move:
   the load of "players posting moves");
@@ -73,6 +74,8 @@ class Samples:
     moves: int = 0
     generator_cpu: float = 0.0  # share of one core the load generator used
     server_cpu: float | None = None  # CPU seconds the web processes used while recording
+    elapsed: float = 0.0  # seconds recorded, over every slice
+    generator_seconds: tuple[float, float] = (0.0, 0.0)  # (CPU, wall) of the generator, every slice
 
     def error(self, what: str) -> None:
         self.errors[what] = self.errors.get(what, 0) + 1
@@ -152,8 +155,9 @@ async def ping(client: aiohttp.ClientSession, until: float, record_after: float,
             samples.move_ms.append((done - started) * 1000)
 
 
-async def drive(base: str, players: int, seconds: float, warmup: float, worker) -> tuple[Samples, float]:  # type: ignore[no-untyped-def]
-    samples = Samples()
+async def drive(base: str, players: int, seconds: float, warmup: float, worker,  # type: ignore[no-untyped-def]
+                samples: Samples) -> None:
+    """One slice: `players` workers for `warmup` + `seconds`; adds what they record to `samples`."""
     # aiohttp: about 0.3 ms of client CPU a request against 1.1 ms for httpx, so the load
     # generator (on the same 2 cores) leaves the server its share and the bare ceiling is the
     # server's, not the generator's.
@@ -164,21 +168,19 @@ async def drive(base: str, players: int, seconds: float, warmup: float, worker) 
         until, record_after = start + warmup + seconds, start + warmup
         cpu = time.process_time()
         pid = getattr(base, "pid", None)
-        server_cpu = None
 
         async def measure_server() -> None:
-            nonlocal server_cpu
             await asyncio.sleep(max(0.0, record_after - time.perf_counter()))
-            before = process_tree_cpu(pid)
+            before = process_tree_cpu(pid)  # type: ignore[arg-type]
             await asyncio.sleep(max(0.0, until - time.perf_counter()))
-            server_cpu = process_tree_cpu(pid) - before
+            samples.server_cpu = (samples.server_cpu or 0.0) + process_tree_cpu(pid) - before  # type: ignore[arg-type]
 
         await asyncio.gather(*(worker(i, client, until, record_after, samples) for i in range(players)),
                              *([measure_server()] if pid else []))
-        elapsed = time.perf_counter() - record_after
-        samples.generator_cpu = (time.process_time() - cpu) / (time.perf_counter() - start)
-        samples.server_cpu = server_cpu
-    return samples, elapsed
+        samples.elapsed += time.perf_counter() - record_after
+        gen_cpu, gen_wall = samples.generator_seconds
+        samples.generator_seconds = (gen_cpu + time.process_time() - cpu, gen_wall + time.perf_counter() - start)
+        samples.generator_cpu = samples.generator_seconds[0] / samples.generator_seconds[1]
 
 
 def summary(samples: Samples, elapsed: float, *, clicks: bool = False) -> dict[str, Any]:
@@ -215,37 +217,45 @@ def ratios(moves: dict[str, Any], ceiling: dict[str, Any], requests_per_move: in
 
 def run(kind: str, players: int, seconds: float, games_per_player: int, warmup: float,
         think_ms: float = 0.0, web: str | None = None,
-        protocols: tuple[str, ...] | list[str] = PROTOCOLS) -> dict[str, Any]:
+        protocols: tuple[str, ...] | list[str] = PROTOCOLS, rounds: int = 4) -> dict[str, Any]:
+    """Both servers run side by side; each protocol and the bare ceiling take turns in `rounds`
+    slices of `seconds / rounds`, so a machine that speeds up or slows down during the run (a
+    shared host does) weighs on both sides of the ratio alike."""
     with scratch_database(kind) as url:
         upgrade_database(url)
         env = {"DATABASE_URL": url, "SECRET_KEY": SECRET, "KORSAR_ENV": "production",
                "BASE_URL": "http://127.0.0.1", "DEV_INBOX": "0"}
         cfg = Config(DATABASE_URL=url, SECRET_KEY=SECRET, BASE_URL="http://127.0.0.1")
-        # Each protocol plays games of its own, all made before the server starts.
+        # Each protocol plays games of its own, all made before the servers start.
         shares: dict[str, list[list[BenchGame]]] = {}
         for protocol in protocols:
             games = make_games(url, cfg, players * games_per_player)
             shares[protocol] = [games[i::players] for i in range(players)]
-        command = web or procfile_web_command()
-        measured: dict[str, tuple[Samples, float]] = {}
-        with gunicorn(command, env) as base:
-            for protocol in protocols:
-                measured[protocol] = asyncio.run(drive(
-                    base, players, seconds, warmup,
-                    lambda i, client, until, after, samples, p=protocol: play(
-                        client, cfg, shares[p][i], until, after, samples, think_ms, p)))
         db = make_engine(url)
         from benchmarks.bare_app import metadata
         metadata.create_all(db)
         db.dispose()
-        with gunicorn(command.replace("pbem:create_app()", "benchmarks.bare_app:create_app()"), env) as base:
-            pings, ping_elapsed = asyncio.run(drive(
-                base, players, seconds, warmup,
-                lambda i, client, until, after, samples: ping(client, until, after, samples)))
-    ceiling = summary(pings, ping_elapsed)
-    result: dict[str, Any] = {"db": kind, "players": players, "think_ms": think_ms, "web": command}
-    for protocol, (samples, elapsed) in measured.items():
-        moves = summary(samples, elapsed, clicks=protocol == "click")
+        command = web or procfile_web_command()
+        measured = {protocol: Samples() for protocol in protocols}
+        pings = Samples()
+        bare = command.replace("pbem:create_app()", "benchmarks.bare_app:create_app()")
+        with gunicorn(command, env) as app_base, gunicorn(bare, env) as bare_base:
+            for round_ in range(rounds):
+                settle = warmup if round_ == 0 else min(warmup, 0.5)
+                for protocol in protocols:
+                    asyncio.run(drive(
+                        app_base, players, seconds / rounds, settle,
+                        lambda i, client, until, after, samples, p=protocol: play(
+                            client, cfg, shares[p][i], until, after, samples, think_ms, p),
+                        measured[protocol]))
+                asyncio.run(drive(
+                    bare_base, players, seconds / rounds, settle,
+                    lambda i, client, until, after, samples: ping(client, until, after, samples), pings))
+    ceiling = summary(pings, pings.elapsed)
+    result: dict[str, Any] = {"db": kind, "players": players, "think_ms": think_ms, "web": command,
+                              "rounds": rounds}
+    for protocol, samples in measured.items():
+        moves = summary(samples, samples.elapsed, clicks=protocol == "click")
         result[protocol] = {"moves": moves, **ratios(moves, ceiling, REQUESTS_PER_MOVE[protocol])}
     result.update({"bare_ceiling": ceiling,
                    "load_average": [round(x, 1) for x in os.getloadavg()],  # other work on the machine
@@ -260,16 +270,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="post: POST the move link directly; click: GET the confirmation page, "
                              "then POST its form (default: both, in that order)")
     parser.add_argument("--players", type=int, default=16)
-    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--seconds", type=float, default=20.0,
+                        help="seconds recorded for each protocol and for the ceiling, over every round")
+    parser.add_argument("--rounds", type=int, default=4,
+                        help="slices in which the protocols and the ceiling take turns")
     parser.add_argument("--warmup", type=float, default=3.0)
-    parser.add_argument("--games-per-player", type=int, default=8)
+    parser.add_argument("--games-per-player", type=int, default=12)
     parser.add_argument("--think-ms", type=float, default=0.0,
                         help="mean pause of a player between two clicks (0: saturate the server)")
     parser.add_argument("--web", help="web command to try instead of the Procfile's (with $PORT)")
     args = parser.parse_args(argv)
     for kind in args.db:
         result = run(kind, args.players, args.seconds, args.games_per_player, args.warmup, args.think_ms,
-                     args.web, args.protocol)
+                     args.web, args.protocol, args.rounds)
         print(json.dumps(result, indent=2))
         sys.stdout.flush()
     return 0

@@ -17,7 +17,7 @@ from sqlalchemy import func
 from sqlmodel import col, select
 
 from benchmarks.common import ROOT, gunicorn, procfile_web_command
-from benchmarks.load_bench import SECRET, drive, make_games, play
+from benchmarks.load_bench import SECRET, Samples, drive, make_games, play
 from pbem.config import Config
 from pbem.db import make_engine, read_scope
 from pbem.models import MoveRecord, OutboxMessage, OutboxStatus
@@ -45,9 +45,11 @@ def test_web_workers_and_the_mail_worker_write_at_once_without_a_locked_database
                                   env={**os.environ, **env}, stdout=log, stderr=log, start_new_session=True)
     try:
         with gunicorn(procfile_web_command(), env, log_path=tmp_path / "web.log") as base:
-            samples, _ = asyncio.run(drive(
+            samples = Samples()
+            asyncio.run(drive(
                 base, PLAYERS, seconds=4.0, warmup=0.0,
-                worker=lambda i, client, until, after, s: play(client, cfg, shares[i], until, after, s)))
+                worker=lambda i, client, until, after, s: play(client, cfg, shares[i], until, after, s),
+                samples=samples))
         db = make_engine(database_url)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:  # the worker drains what the last moves queued
