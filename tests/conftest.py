@@ -5,7 +5,6 @@ from __future__ import annotations
 import email
 import email.policy
 import shutil
-import socket
 import threading
 import uuid
 from collections.abc import Iterator
@@ -17,6 +16,8 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from benchmarks.common import free_port
+
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 
@@ -24,12 +25,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--db", default="sqlite", choices=["sqlite", "postgresql"],
                      help="database backend for the tests marked db")
     parser.addoption("--pg-url", default=DEFAULT_PG_URL, help="PostgreSQL server to use")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # ---------------------------------------------------------------- database

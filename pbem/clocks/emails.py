@@ -48,8 +48,7 @@ def admin_addresses(session: Session, cfg: Config) -> list[str]:
 
 
 # ---------------------------------------------------------------- turn and reminder
-def queue_turn(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat], *,
-               now: datetime) -> Any:
+def queue_turn(session: Session, cfg: Config, game: Game, seat: Seat) -> Any:
     """The ordinary "your turn" email, with fresh links (pbem.games.notify builds it)."""
     return notify.queue_turn_email(session, cfg, game, seat, load_state(game))
 

@@ -78,7 +78,7 @@ def resume_game(session: Session, cfg: Config, game_id: int, *, now: datetime, a
         start_turn(game, seats, cfg, now)
     session.add(game)
     if seat is not None and not is_bot_seat(seat):
-        emails.queue_turn(session, cfg, game, seat, seats, now=now)
+        emails.queue_turn(session, cfg, game, seat)
     _log("resume", game, actor)
     return game
 
@@ -121,7 +121,7 @@ def hand_seat_back(session: Session, cfg: Config, game_id: int, position: int, *
     if their_turn:
         start_turn(game, seats, cfg, now)
         session.add(game)
-        emails.queue_turn(session, cfg, game, seat, seats, now=now)
+        emails.queue_turn(session, cfg, game, seat)
     emails.queue_seat_back(session, cfg, game, seat, seats, now=now, their_turn=their_turn)
     _log("seat_back", game, actor, seat=position)
     return seat
@@ -199,7 +199,7 @@ def change_seat_email(session: Session, cfg: Config, game_id: int, position: int
     session.add(seat)
     session.flush()
     if game.status == GameStatus.RUNNING and game.to_move == position and not is_bot_seat(seat):
-        emails.queue_turn(session, cfg, game, seat, seats, now=now)
+        emails.queue_turn(session, cfg, game, seat)
     else:
         emails.queue_email_changed(session, cfg, game, seat, now=now)
     _log("change_email", game, actor, seat=position)

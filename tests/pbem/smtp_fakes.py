@@ -22,16 +22,11 @@ from sqlalchemy import update
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
+from benchmarks.common import free_port
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.mail.outbox import Email, enqueue
 from pbem.models import OutboxMessage
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def mail_config(database_url: str, port: int, **overrides: object) -> Config:
