@@ -9,7 +9,6 @@ from flask_wtf.csrf import CSRFProtect
 
 from pbem.config import Config
 from pbem.db import make_engine
-from pbem.web.sessions import CookieOnlySessions
 from pbem.web.templating import PageEnvironment
 
 # Every form POST needs a session CSRF token, except player move links (their signed token
@@ -35,7 +34,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
         WTF_CSRF_TIME_LIMIT=None,  # the token lives as long as the (12 h) session
     )
-    app.session_interface = CookieOnlySessions()
     csrf.init_app(app)
     _init_production_pieces(app, config)
 

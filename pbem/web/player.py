@@ -13,9 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import engine
-from flask import Blueprint, Response, redirect, render_template, request
-from sqlalchemy import bindparam
-from sqlmodel import Session, col, select
+from flask import Blueprint, redirect, render_template, request
 
 from pbem import links
 from pbem.db import read_scope, session_scope
@@ -24,11 +22,10 @@ from pbem.games.board import board, move_log
 from pbem.logging import log_context
 from pbem.models import Game, GameStatus, Seat
 from pbem.web.context import config, db
-from pbem.web.security import set_missing_headers
+from pbem.web.seat_links import load_seat, lock_seat
 
 bp = Blueprint("player", __name__)
 
-NO_INDEX = [("X-Robots-Tag", "noindex, nofollow")]
 STATUS_TITLES = {
     400: "This link does not work",
     403: "This link is no longer yours",
@@ -45,50 +42,9 @@ def _error_page(message: str, status: int, game_url: str | None = None) -> tuple
                            game_url=game_url, status=status), status
 
 
-def _seat_url(game_id: int, seat: Seat) -> str:
-    return _page_url((game_id, seat.position, seat.link_nonce))
-
-
-def _page_url(page: tuple[int, int, str]) -> str:
-    """The game page of (game id, position, link nonce)."""
-    return "/g/" + links.sign_seat(config(), *page)
-
-
-# Built once: a page load is one round trip for the game and the seat its token names.
-_GAME_AND_SEAT = (select(Game, Seat).join(Seat, col(Seat.game_id) == col(Game.id))
-                  .where(col(Game.id) == bindparam("game_id"), col(Seat.position) == bindparam("position")))
-_GAME_EXISTS = select(Game.id).where(col(Game.id) == bindparam("game_id"))
-
-
-def load_seat(session: Session, token: links.SeatToken) -> tuple[Game, Seat]:
-    """The game and seat a verified token names; LinkError if gone or revoked (one query).
-    Every page behind a seat link uses it (player, prefs)."""
-    row = session.exec(_GAME_AND_SEAT, params={"game_id": token.game_id, "position": token.position}).first()
-    if row is None:
-        if session.exec(_GAME_EXISTS, params={"game_id": token.game_id}).first() is None:
-            raise links.LinkError("This game does not exist any more.", 404)
-        raise links.LinkError("This link does not belong to any player of this game.", 403)
-    game, seat = row
-    if seat.link_nonce != token.nonce:
-        # No link to the current page here: the nonce changed precisely to revoke this one.
-        raise links.LinkError("This link has been replaced by a newer one (for example after an "
-                              "email address change). Use the links in your latest email.", 403)
-    return game, seat
-
-
-def _lock_seat(session: Session, token: links.SeatToken) -> tuple[Game, list[Seat], Seat]:
-    """Like `load_seat`, with the game row locked and every seat loaded once (for a move)."""
-    try:
-        game, seats = service.lock_game_with_seats(session, token.game_id)
-    except service.NotFound:
-        raise links.LinkError("This game does not exist any more.", 404) from None
-    seat = next((s for s in seats if s.position == token.position), None)
-    if seat is None:
-        raise links.LinkError("This link does not belong to any player of this game.", 403)
-    if seat.link_nonce != token.nonce:
-        raise links.LinkError("This link has been replaced by a newer one (for example after an "
-                              "email address change). Use the links in your latest email.", 403)
-    return game, seats, seat
+def _seat_url(game_id: int, position: int, nonce: str) -> str:
+    """The seat's game page, signed for its current link nonce."""
+    return "/g/" + links.sign_seat(config(), game_id, position, nonce)
 
 
 def _page_context(game: Game, seat: Seat, state: engine.GameState, game_url: str) -> dict[str, Any]:
@@ -110,7 +66,7 @@ def confirm_move(token: str) -> Any:
             game, seat = load_seat(session, parsed.seat)
         except links.LinkError as exc:
             return _error_page(exc.message, exc.status)
-        game_url = _seat_url(game.id, seat)  # type: ignore[arg-type]
+        game_url = _seat_url(game.id, seat.position, seat.link_nonce)  # type: ignore[arg-type]
         try:
             move = engine.normalize_move(parsed.move)
         except engine.IllegalMove as exc:
@@ -137,7 +93,7 @@ def play_move(token: str) -> Any:
     page: tuple[int, int, str] | None = None  # whose game page to link to, signed after the commit
     try:
         with session_scope(db()) as session:
-            game, seats, seat = _lock_seat(session, parsed.seat)
+            game, seats, seat = lock_seat(session, parsed.seat)
             page = (game.id, seat.position, seat.link_nonce)  # type: ignore[assignment]
             outcome = service.apply_game_move(session, cfg, parsed.game_id, parsed.position,
                                               parsed.move, expected_version=parsed.version,
@@ -145,8 +101,8 @@ def play_move(token: str) -> Any:
     except links.LinkError as exc:
         return _error_page(exc.message, exc.status)
     except service.GameError as exc:
-        return _error_page(exc.message, exc.status, _page_url(page) if page else None)
-    return redirect(f"{_page_url(page)}?played={outcome.number}", code=303)  # type: ignore[arg-type]
+        return _error_page(exc.message, exc.status, _seat_url(*page) if page else None)
+    return redirect(f"{_seat_url(*page)}?played={outcome.number}", code=303)  # type: ignore[arg-type]
 
 
 @bp.route("/g/<token>", methods=["GET"])
@@ -164,7 +120,7 @@ def game_page(token: str) -> Any:
         except links.LinkError as exc:
             return _error_page(exc.message, exc.status)
         context = _page_context(game, seat, service.load_state(game),
-                                _seat_url(game.id, seat))  # type: ignore[arg-type]
+                                _seat_url(game.id, seat.position, seat.link_nonce))  # type: ignore[arg-type]
         view = context["view"]
         playable = game.status == GameStatus.RUNNING and not seat.handed_to_bot
         moves = notify.move_links(cfg, game, seat, view) if playable else []
@@ -184,14 +140,7 @@ def _link_error(exc: links.LinkError) -> tuple[str, int]:
         with read_scope(db()) as session:
             try:
                 game, seat = load_seat(session, exc.seat)
-                game_url = _seat_url(game.id, seat)  # type: ignore[arg-type]
+                game_url = _seat_url(game.id, seat.position, seat.link_nonce)  # type: ignore[arg-type]
             except links.LinkError:
                 game_url = None
     return _error_page(exc.message, exc.status, game_url)
-
-
-@bp.after_request
-def _no_index(response: Response) -> Response:
-    # Private pages reached through secret links: keep them out of search engines.
-    set_missing_headers(response.headers, NO_INDEX)
-    return response

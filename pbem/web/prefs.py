@@ -21,11 +21,11 @@ from pbem.clocks.schedule import local_time_text, replan_reminders, seat_zone, t
 from pbem.clocks.unsubscribe import read_unsubscribe
 from pbem.clocks.vacation import cancel_vacation, days_left, take_vacation
 from pbem.db import read_scope, session_scope
-from pbem.games.service import GameError, lock_game
+from pbem.games.service import GameError
 from pbem.logging import log_context
 from pbem.models import Game, GameStatus, Seat, utcnow
 from pbem.web.context import config, db
-from pbem.web.player import load_seat
+from pbem.web.seat_links import GONE, load_seat, lock_seat
 
 bp = Blueprint("prefs", __name__)
 
@@ -41,17 +41,21 @@ def _error(message: str, status: int, game_url: str | None = None) -> tuple[str,
                            game_url=game_url), status
 
 
-def _seat_from(token: str) -> tuple[int, int]:
-    """(game id, position) of a genuine, current seat token; LinkError otherwise."""
-    with read_scope(db()) as session:
-        game, seat = _game_and_seat(session, token)
-    return game.id, seat.position  # type: ignore[return-value]
+def _token(token: str) -> links.SeatToken:
+    parsed = links.read_seat(config(), token)
+    log_context(game_id=parsed.game_id)
+    return parsed
 
 
 def _game_and_seat(session: Session, token: str) -> tuple[Game, Seat]:
-    parsed = links.read_seat(config(), token)
-    log_context(game_id=parsed.game_id)
-    return load_seat(session, parsed)
+    return load_seat(session, _token(token))
+
+
+def _locked_seat(session: Session, token: str) -> tuple[Game, Seat]:
+    """The game (locked) and seat of a genuine token that is still the seat's, checked in the
+    transaction that makes the change: a link revoked meanwhile changes nothing."""
+    game, _seats, seat = lock_seat(session, _token(token))
+    return game, seat
 
 
 def _page(token: str, message: str = "", error: str = "", form: dict[str, str] | None = None,
@@ -89,10 +93,10 @@ def _parse_day(text: str, label: str) -> date:
 def vacation(token: str) -> Any:
     form = {"first_day": request.form.get("first_day", ""), "last_day": request.form.get("last_day", "")}
     try:
-        game_id, position = _seat_from(token)
         first, last = _parse_day(form["first_day"], "first day"), _parse_day(form["last_day"], "last day")
         with session_scope(db()) as session:
-            take_vacation(session, config(), game_id, position, first, last, now=utcnow())
+            game, seat = _locked_seat(session, token)
+            take_vacation(session, config(), game.id, seat.position, first, last, now=utcnow())  # type: ignore[arg-type]
     except links.LinkError as exc:
         return _error(exc.message, exc.status)
     except GameError as exc:
@@ -103,9 +107,9 @@ def vacation(token: str) -> Any:
 @bp.route("/g/<token>/vacation/cancel", methods=["POST"])
 def vacation_cancel(token: str) -> Any:
     try:
-        game_id, position = _seat_from(token)
         with session_scope(db()) as session:
-            cancel_vacation(session, config(), game_id, position, now=utcnow())
+            game, seat = _locked_seat(session, token)
+            cancel_vacation(session, config(), game.id, seat.position, now=utcnow())  # type: ignore[arg-type]
     except links.LinkError as exc:
         return _error(exc.message, exc.status)
     except GameError as exc:
@@ -113,23 +117,21 @@ def vacation_cancel(token: str) -> Any:
     return redirect(f"/g/{token}/prefs?saved=vacation", 303)
 
 
-def _update_seat(game_id: int, position: int, **values: object) -> None:
+def _update_seat(token: str, **values: object) -> None:
     """Change the seat's preferences; reminders of a turn under way follow at once."""
     with session_scope(db()) as session:
-        game = lock_game(session, game_id)
-        seat = session.exec(select(Seat).where(Seat.game_id == game_id,
-                                               Seat.position == position)).one()
+        game, seat = _locked_seat(session, token)
         for field, value in values.items():
             setattr(seat, field, value)
         session.add(seat)
-        if game.status == GameStatus.RUNNING and game.to_move == position and game.deadline_at:
+        if game.status == GameStatus.RUNNING and game.to_move == seat.position and game.deadline_at:
             replan_reminders(game, seat, utcnow())
             session.add(game)
 
 
 def _set_flag(token: str, field: str, value: bool) -> Any:
     try:
-        _update_seat(*_seat_from(token), **{field: value})
+        _update_seat(token, **{field: value})
     except links.LinkError as exc:
         return _error(exc.message, exc.status)
     return redirect(f"/g/{token}/prefs?saved={field}", 303)
@@ -150,11 +152,10 @@ def set_timezone(token: str) -> Any:
     """The seat's IANA time zone: quiet hours, digest time and dates in emails follow it."""
     name = request.form.get("timezone", "").strip()
     try:
-        game_id, position = _seat_from(token)
         if name not in available_timezones():
             raise GameError(f"{name or 'An empty name'!r} is not a time zone like Europe/Paris "
                             "or America/New_York.", 422)
-        _update_seat(game_id, position, timezone=name)
+        _update_seat(token, timezone=name)
     except links.LinkError as exc:
         return _error(exc.message, exc.status)
     except GameError as exc:
@@ -162,20 +163,24 @@ def set_timezone(token: str) -> Any:
     return redirect(f"/g/{token}/prefs?saved=timezone", 303)
 
 
-def _unsubscribe_target(token: str) -> tuple[Game, Seat] | None:
+def _unsubscribe_target(session: Session, token: str, *, lock: bool = False) -> tuple[Game, Seat] | None:
+    """The game and seat of a genuine unsubscribe token (None: damaged or forged); LinkError if
+    the game or seat is gone (404) or the link belongs to an older address of the seat (403).
+    `lock`: the game row is locked, so the check holds for the change that follows."""
     found = read_unsubscribe(config(), token)
     if found is None:
         return None
-    log_context(game_id=found[0])
-    with read_scope(db()) as session:
-        seat = session.get(Seat, found[1])
-        game = session.get(Game, found[0])
-        if seat is None or game is None or seat.game_id != game.id:
-            return None
-        if seat.link_nonce != found[2]:
-            raise links.LinkError("This unsubscribe link belongs to an older address of this seat "
-                                  "and no longer works.", 403)
-        return game, seat
+    game_id, seat_id, nonce = found
+    log_context(game_id=game_id)
+    query = select(Game).where(Game.id == game_id)
+    game = session.exec(query.with_for_update() if lock else query).first()
+    seat = session.get(Seat, seat_id)
+    if game is None or seat is None or seat.game_id != game.id:
+        raise links.LinkError(GONE, 404)
+    if seat.link_nonce != nonce:
+        raise links.LinkError("This unsubscribe link belongs to an older address of this seat "
+                              "and no longer works.", 403)
+    return game, seat
 
 
 @bp.errorhandler(links.LinkError)
@@ -190,26 +195,24 @@ def _damaged_unsubscribe_link() -> Any:
 
 @bp.route("/u/<token>", methods=["GET"])
 def unsubscribe_page(token: str) -> Any:
-    target = _unsubscribe_target(token)
-    if target is None:
-        return _damaged_unsubscribe_link()
-    game, seat = target
-    return render_template("prefs/unsubscribe.html", game=game, seat=seat, token=token, done=False)
+    with read_scope(db()) as session:
+        target = _unsubscribe_target(session, token)
+        if target is None:
+            return _damaged_unsubscribe_link()
+        game, seat = target
+        return render_template("prefs/unsubscribe.html", game=game, seat=seat, token=token, done=False)
 
 
 @bp.route("/u/<token>", methods=["POST"])
 def unsubscribe(token: str) -> Any:
-    target = _unsubscribe_target(token)
-    if target is None:
-        return _damaged_unsubscribe_link()
-    game, seat = target
     with session_scope(db()) as session:
-        row = session.get(Seat, seat.id)
-        assert row is not None
-        row.unsubscribed = True
-        session.add(row)
-        locked = lock_game(session, game.id)
-        if locked.to_move == row.position:
-            locked.next_reminder_at = None
-            session.add(locked)
-    return render_template("prefs/unsubscribe.html", game=game, seat=seat, token=token, done=True)
+        target = _unsubscribe_target(session, token, lock=True)
+        if target is None:
+            return _damaged_unsubscribe_link()
+        game, seat = target
+        seat.unsubscribed = True
+        session.add(seat)
+        if game.to_move == seat.position:
+            game.next_reminder_at = None
+            session.add(game)
+        return render_template("prefs/unsubscribe.html", game=game, seat=seat, token=token, done=True)

@@ -32,6 +32,9 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cross-Origin-Opener-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+    # Game pages, preferences and unsubscribe pages are reached through secret links, and the
+    # admin is private: nothing here belongs in a search engine.
+    "X-Robots-Tag": "noindex, nofollow",
 }
 
 
