@@ -109,7 +109,8 @@ async def play(client: aiohttp.ClientSession, cfg: Config, games: list[BenchGame
         if think_ms:
             await asyncio.sleep(pause.uniform(0, 2 * think_ms) / 1000)
         live = [g for g in games if not g.state.finished]
-        if not live:
+        if not live:  # the rate of this run would be too low: say so in its errors
+            samples.error("a player ran out of games (use --games-per-player)")
             return
         game = live[turn % len(live)]
         turn += 1
@@ -238,6 +239,9 @@ def run(kind: str, players: int, seconds: float, games_per_player: int, warmup: 
         command = web or procfile_web_command()
         measured = {protocol: Samples() for protocol in protocols}
         pings = Samples()
+        if "pbem:create_app()" not in command:
+            raise SystemExit("the web command must serve pbem:create_app() (the ceiling swaps it "
+                             "for benchmarks.bare_app:create_app())")
         bare = command.replace("pbem:create_app()", "benchmarks.bare_app:create_app()")
         with gunicorn(command, env) as app_base, gunicorn(bare, env) as bare_base:
             for round_ in range(rounds):

@@ -84,7 +84,8 @@ _BATCH_KEY = "korsar_batched_writes"
 def batched_writes(session: Session) -> Iterator[None]:
     """Writes made with `write()` inside the block are sent when it ends: one executemany per
     statement, in the order each statement was first used; nothing is sent if the block raises.
-    Many rows then cost a few round trips instead of one each (a sweep of 1,000 timeouts)."""
+    Many rows then cost a few round trips instead of one each (a sweep of 1,000 timeouts).
+    Reads inside the block do not see those writes yet."""
     if _BATCH_KEY in session.info:  # inside a batch already: that one sends
         yield
         return

@@ -7,10 +7,16 @@ transaction first takes an exclusive flock on `<database>-writelock`; the kernel
 next writer the moment the last one commits or rolls back. SQLite's own lock still decides
 correctness (a writer that does not queue, like the sqlite3 shell, is waited for through the
 busy timeout as before); the queue only decides who goes next. Readers never queue.
+
+A queued writer waits without a time limit (gunicorn's 30 s timeout bounds a web request): a
+writer must not hold a transaction open while it waits on anything else. If the lock file
+cannot be opened (say it was created by another user), writes go on without the queue, on the
+busy timeout alone, and a warning says why.
 """
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import sqlite3
 import threading
@@ -25,6 +31,7 @@ BUSY_TIMEOUT_SECONDS = 30
 MMAP_BYTES = 256 * 1024 * 1024  # each process maps the file: after another process's commit,
 # SQLite drops its page cache, and mapped pages are re-read without a system call each
 
+log = logging.getLogger("pbem.db")
 _queue_holder = threading.local()  # the connection through which this thread holds the queue
 
 
@@ -41,12 +48,18 @@ class QueuedWriterConnection(sqlite3.Connection):
     def wait_turn_to_write(self) -> None:
         """Block until no other queued writer holds its turn; the turn ends with the transaction."""
         holder = getattr(_queue_holder, "connection", None)
-        if self._queued or (holder is not None and holder._queued):
-            # This thread holds the turn through another connection already: waiting on the
-            # queue would wait for itself. SQLite's busy timeout handles this one, as it did.
+        if self._queued or (holder is not None and holder._queued) or not self.lock_path:
+            # This thread holds the turn through another connection already (waiting on the
+            # queue would wait for itself), or the queue is off: SQLite's busy timeout decides.
             return
         if self._lock_fd is None:
-            self._lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                self._lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o660)
+            except OSError as exc:
+                log.warning("SQLite writers' queue off for this connection (%s: %s); "
+                            "writes wait on SQLite's busy timeout", self.lock_path, exc.strerror)
+                self.lock_path = ""
+                return
         fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
         self._queued = True
         _queue_holder.connection = self

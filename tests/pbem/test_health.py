@@ -8,7 +8,7 @@ import pytest
 from pbem import create_app
 from pbem.db import session_scope
 from pbem.models import OutboxMessage, OutboxStatus, utcnow
-from tests.conftest import free_port
+from benchmarks.common import free_port
 
 
 def _unreachable_app(tmp_path, kind: str):
