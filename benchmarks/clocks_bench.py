@@ -5,7 +5,8 @@
 
 Games are cloned from one real game (bulk inserts), then `run_sweep` is timed: once with 1,000
 reminders due (claimed 200 games per transaction and queued to be rendered at delivery), once
-with 1,000 timeouts due (greedy autoplay through apply_game_move), and with nothing due.
+with 1,000 timeouts due (greedy autoplay, planned and stored in chunks like a player's move),
+and with nothing due.
 Targets: < 0.5 s with 1,000 due, < 20 ms with none due. Wall and CPU (process_time) seconds are
 printed: the machine may be shared. The cost moved to delivery (rendering one full reminder
 with its links, as the worker does just before sending it) is measured too.

@@ -19,8 +19,8 @@ from pbem.clocks.unsubscribe import unsubscribe_headers, unsubscribe_url
 from pbem.config import Config
 from pbem.games import notify
 from pbem.games.service import load_state, mail_domain
-from pbem.mail.outbox import Email, OutboxRow, enqueue
-from pbem.mail.render import environment, one_line, render_email
+from pbem.mail.outbox import Email, OutboxRow, enqueue, queue_row
+from pbem.mail.render import render_email
 from pbem.models import AdminUser, Game, OutboxMessage, Seat
 
 
@@ -78,13 +78,8 @@ def queue_timeout_autoplay(session: Session, cfg: Config, game: Game, seat: Seat
     timeouts queues them cheaply, and the game page link in it is signed when it is sent.
     """
     if notify.wants_mail(seat):
-        subject = one_line(environment().get_template("timeout_autoplay.subject.txt")
-                           .render(game={"name": game.name}))
-        placeholder = Email(kind="timeout_autoplay", to_addr=seat.email or "", subject=subject,
-                            text_body=DEFERRED_AUTOPLAY_TEXT, html_body="",
-                            headers={AUTOPLAY_MOVE_HEADER: move_text})
-        enqueue(session, placeholder, domain=mail_domain(cfg), game_id=game.id, seat_id=seat.id,
-                thread_id=game.thread_id or None)
+        queue_row(session, notify.placeholder_row(game, seat, "timeout_autoplay", DEFERRED_AUTOPLAY_TEXT,
+                                                  headers={AUTOPLAY_MOVE_HEADER: move_text}))
 
 
 def timeout_autoplay_email(cfg: Config, game: Game, seat: Seat, row: OutboxMessage) -> Email:

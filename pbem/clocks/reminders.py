@@ -6,8 +6,9 @@ SQLite: the transaction is BEGIN IMMEDIATE), moves each game to its next ladder 
 executemany UPDATE and queues the reminders with one multi-row INSERT. The claim and its outbox
 rows commit together: a crash loses nothing and sends nothing twice.
 
-Turn emails (pbem.games.notify) are queued and written the same way: `render_deferred` serves
-both kinds; a turn email is cancelled when the game moved on from the turn it announced.
+Turn, timeout and game-over emails and the admin's nudge are queued and written the same way
+(`DEFERRED`, `render_deferred`); a turn email is cancelled when the game moved on from the turn
+it announced.
 
 The outbox row is queued "to be rendered" (`DEFERRED_TEXT` as its text, no HTML; the subject is
 already there for the admin outbox page). Just before sending, the delivery worker calls `render_deferred`, which
@@ -39,8 +40,8 @@ from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games import notify
 from pbem.games.service import load_state
-from pbem.mail.outbox import Email, outbox_row
-from pbem.mail.render import environment, one_line, render_email
+from pbem.mail.outbox import Email, queue_row
+from pbem.mail.render import render_email
 from pbem.models import Game, GameStatus, OutboxMessage, OutboxStatus, Seat
 
 log = logging.getLogger("pbem.clocks")
@@ -65,23 +66,16 @@ def wants_reminder(seat: Seat | None, now: datetime) -> bool:
 
 def _pending_row(cfg: Config, game: Game, seat: Seat, now: datetime) -> dict[str, Any]:
     """The outbox row of a reminder rendered at delivery (`is_deferred`)."""
-    extra = reminder_extra(game, seat, now)
-    subject = one_line(environment().get_template(f"{KIND}.subject.txt")
-                       .render(game={"name": game.name}, **extra))
-    placeholder = Email(kind=KIND, to_addr=seat.email or "", subject=subject, text_body=DEFERRED_TEXT,
-                        html_body="", headers=unsubscribe_headers(cfg, seat))
     # Stamped with the instant of the claim (the sweep's clock): a turn started after it makes
     # the reminder stale at delivery.
-    return outbox_row(placeholder, domain=notify.thread_domain(game), game_id=game.id,
-                      seat_id=seat.id, thread_id=game.thread_id or None, now=now)
+    return notify.placeholder_row(game, seat, KIND, DEFERRED_TEXT, subject=reminder_extra(game, seat, now),
+                                  headers=unsubscribe_headers(cfg, seat), now=now)
 
 
 def queue_nudge(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> dict[str, Any]:
     """The admin's nudge: a reminder outside the ladder, queued like the sweep's (written, or
     cancelled if the turn is over by then, at delivery)."""
-    row = _pending_row(cfg, game, seat, now)
-    session.connection().execute(insert(OutboxMessage.__table__), row)  # type: ignore[attr-defined]
-    return row
+    return queue_row(session, _pending_row(cfg, game, seat, now))
 
 
 def queue_due_reminders(session: Session, cfg: Config, game_ids: list[int], now: datetime) -> int:
@@ -152,7 +146,9 @@ def stale_reason(game: Game | None, seat: Seat | None, row: OutboxMessage, now: 
 class Deferred:
     """An email kind queued as a placeholder and written by the worker just before it is sent."""
 
-    placeholder: str  # the placeholder's text body (what the admin outbox page shows)
+    # The placeholder's text body (what the admin outbox page shows). Queued rows are known by
+    # it: rewording one strands the rows queued before the deploy (they would go out as is).
+    placeholder: str
     stale: Callable[[Game | None, Seat | None, OutboxMessage, datetime], str | None]  # why not send
     write: Callable[[Session, Config, Game, Seat, OutboxMessage, datetime], Email]
 

@@ -8,6 +8,7 @@ Bot seats and seats without an address get no email.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 import engine
@@ -18,11 +19,11 @@ from sqlmodel import Session, col, select
 from pbem import links
 from pbem.clocks.schedule import local_time_text
 from pbem.config import Config
-from pbem.games.service import load_state
 from pbem.db import write
 from pbem.games.board import board
-from pbem.mail.outbox import Email, OutboxRow, enqueue
-from pbem.mail.render import environment, one_line, render_email
+from pbem.games.service import load_state
+from pbem.mail.outbox import Email, OutboxRow, enqueue, outbox_row, queue_row
+from pbem.mail.render import render_email, render_subject
 from pbem.models import Game, GameStatus, MoveRecord, OutboxMessage, Seat, SeatKind
 
 RULES_SUMMARY = [
@@ -139,19 +140,27 @@ _MARK_SEEN = (update(_SEATS).where(_SEATS.c.id == bindparam("b_id"),
               .values(last_seen_version=bindparam("b_version")))
 
 
+def placeholder_row(game: Game, seat: Seat, kind: str, text: str, *,
+                    subject: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
+                    now: datetime | None = None) -> OutboxRow:
+    """The outbox row of an email `kind` to `seat` that the delivery worker writes just before
+    sending it (`pbem.clocks.reminders.DEFERRED`): its subject now, `text` as its body until
+    then, `headers` for what the worker needs to know (its own headers replace them)."""
+    email = Email(kind=kind, to_addr=seat.email or "", text_body=text, html_body="",
+                  subject=render_subject(kind, {"game": {"name": game.name}, **(subject or {})}),
+                  headers=headers or {})
+    return outbox_row(email, domain=thread_domain(game), game_id=game.id, seat_id=seat.id,
+                      thread_id=game.thread_id or None, now=now)
+
+
 def _queue_deferred_turn(session: Session, game: Game, seat: Seat,
                          state: engine.GameState) -> OutboxRow:
-    subject = one_line(environment().get_template("turn.subject.txt")
-                       .render(game={"name": game.name}, board={"you": seat.name}))
     since = seat.last_seen_version
     if since >= state.version:  # this turn's email again (a resend): it keeps that turn's news
         since = _since_of_turn(session, game, seat, state.version, since)
-    mark = {TURN_MARK_HEADER: f"{state.version}:{since}"}
-    placeholder = Email(kind="turn", to_addr=seat.email or "", subject=subject,
-                        text_body=DEFERRED_TURN_TEXT, html_body="", headers=mark)
-    domain = thread_domain(game)
-    return enqueue(session, placeholder, domain=domain, game_id=game.id, seat_id=seat.id,
-                   thread_id=game.thread_id)
+    return queue_row(session, placeholder_row(
+        game, seat, "turn", DEFERRED_TURN_TEXT, subject={"board": {"you": seat.name}},
+        headers={TURN_MARK_HEADER: f"{state.version}:{since}"}))
 
 
 def _since_of_turn(session: Session, game: Game, seat: Seat, version: int, default: int) -> int:
@@ -229,14 +238,9 @@ def queue_game_over(session: Session, cfg: Config, game: Game, seats: list[Seat]
                     state: engine.GameState) -> None:
     """Final scores and winners to every player with an address, written at delivery
     (`game_over_email`): the last move costs what any move costs."""
-    subject = one_line(environment().get_template("game_over.subject.txt").render(game={"name": game.name}))
-    domain = thread_domain(game)
     for seat in seats:
         if wants_mail(seat):
-            placeholder = Email(kind="game_over", to_addr=seat.email or "", subject=subject,
-                                text_body=DEFERRED_GAME_OVER_TEXT, html_body="")
-            enqueue(session, placeholder, domain=domain, game_id=game.id, seat_id=seat.id,
-                    thread_id=game.thread_id)
+            queue_row(session, placeholder_row(game, seat, "game_over", DEFERRED_GAME_OVER_TEXT))
 
 
 def address_stale_reason(seat: Seat | None, row: OutboxMessage) -> str | None:

@@ -72,7 +72,7 @@ class DeliveryReport:
     sent: int = 0
     retried: int = 0  # attempted, failed temporarily, will be tried again
     failed: int = 0  # given up (5xx, malformed, too many attempts)
-    cancelled: int = 0  # never to be sent (a reminder or turn email whose turn was over; pbem.clocks.reminders)
+    cancelled: int = 0  # never to be sent (an email written at delivery whose turn was over or address changed)
     deferred: int = 0  # not attempted (server unreachable, shutdown, lease lost)
 
     def as_dict(self) -> dict[str, int]:
@@ -290,7 +290,7 @@ def deliver_due(
                 _fail(engine, row, worker_id, report,
                       f"gave up after {row.attempts - 1} attempts (workers stopped while sending it)", clock())
                 continue
-            if is_deferred(row):  # a reminder or turn email is rendered now, from the game as it is
+            if is_deferred(row):  # a placeholder is written now, from the game as it is
                 try:
                     rendered = render_deferred(engine, cfg, row, worker_id, clock())
                 except Exception as exc:  # noqa: BLE001  (a bug in one game's email must not stop the batch)

@@ -68,8 +68,12 @@ def enqueue(
     Inside `pbem.db.batched_writes` the row is written with the block's one INSERT (no "id"
     then); otherwise at once, and the returned row carries its "id".
     """
-    row = outbox_row(email, domain=domain, game_id=game_id, seat_id=seat_id, thread_id=thread_id,
-                     message_id=message_id)
+    return queue_row(session, outbox_row(email, domain=domain, game_id=game_id, seat_id=seat_id,
+                                         thread_id=thread_id, message_id=message_id))
+
+
+def queue_row(session: Session, row: OutboxRow) -> OutboxRow:
+    """Insert a row built by `outbox_row` (see `enqueue`)."""
     result = write(session, _INSERT, row)
     if result is not None:
         row["id"] = result.inserted_primary_key[0]

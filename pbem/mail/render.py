@@ -44,11 +44,16 @@ def one_line(text: str, limit: int = MAX_SUBJECT_LENGTH) -> str:
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
+def render_subject(name: str, context: dict[str, Any]) -> str:
+    """The one-line subject of email `name`."""
+    return one_line(environment().get_template(f"{name}.subject.txt").render(context))
+
+
 def render_email(name: str, to_addr: str, context: dict[str, Any],
                  headers: dict[str, str] | None = None) -> Email:
     """Render the three templates of email `name` for one recipient."""
     env = environment()
-    subject = one_line(env.get_template(f"{name}.subject.txt").render(context))
+    subject = render_subject(name, context)
     text = env.get_template(f"{name}.txt").render(context)
     html = env.get_template(f"{name}.html").render(context)
     return Email(kind=name, to_addr=to_addr, subject=subject, text_body=text, html_body=html,
