@@ -18,22 +18,26 @@ from pbem.clocks.notices import add_news
 from pbem.clocks.schedule import extend_for_absence, is_clocked, local_midnight, replan_reminders, \
     seat_zone, to_local
 from pbem.config import Config
-from pbem.games.service import GameError, GameNotRunning, lock_game, seats_of
-from pbem.models import GameStatus, Seat
+from pbem.games.service import GameError, GameNotRunning, lock_game_with_seats
+from pbem.models import Game, GameStatus, Seat
 
 
 def days_left(cfg: Config, seat: Seat) -> float:
     return max(0.0, round(cfg.VACATION_DAYS_PER_GAME - seat.vacation_days_used, 2))
 
 
+def _locked(session: Session, game_id: int, position: int) -> tuple[Game, list[Seat], Seat]:
+    """The game (locked, still going), its seats and the seat at `position`."""
+    game, seats = lock_game_with_seats(session, game_id)
+    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+        raise GameNotRunning("This game is over: no vacation needed.", 410)
+    return game, seats, seats[position]
+
+
 def take_vacation(session: Session, cfg: Config, game_id: int, position: int, first_day: date,
                   last_day: date, *, now: datetime) -> Seat:
     """Book days `first_day`..`last_day` (inclusive, the seat's local dates); GameError if refused."""
-    game = lock_game(session, game_id)
-    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
-        raise GameNotRunning("This game is over: no vacation needed.", 410)
-    seats = seats_of(session, game_id)
-    seat = next(s for s in seats if s.position == position)
+    game, seats, seat = _locked(session, game_id, position)
     zone = seat_zone(seat)
     today = to_local(now, zone).date()
     if last_day < first_day:
@@ -64,9 +68,7 @@ def take_vacation(session: Session, cfg: Config, game_id: int, position: int, fi
 def cancel_vacation(session: Session, cfg: Config, game_id: int, position: int, *,
                     now: datetime) -> Seat:
     """Drop the seat's vacation (or end it now if under way); GameError if there is none."""
-    game = lock_game(session, game_id)
-    seats = seats_of(session, game_id)
-    seat = next(s for s in seats if s.position == position)
+    game, seats, seat = _locked(session, game_id, position)
     start, end = seat.vacation_start, seat.vacation_end
     if start is None or end is None or end <= now:
         raise GameError("You have no vacation booked in this game.", 409)

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from sqlmodel import Session
 
 from pbem.clocks import emails, reminders
-from pbem.clocks.schedule import is_clocked, plan_turn, replan_reminders
+from pbem.clocks.schedule import is_clocked, on_vacation, plan_turn, replan_reminders
 from pbem.config import Config
 from pbem.games.service import (
     GameError, GameNotRunning, NotFound, check_email, check_running, is_bot_seat,
@@ -157,9 +157,13 @@ def send_reminder_now(session: Session, cfg: Config, game_id: int, *, now: datet
     seat = _seat_to_move(game, seats)
     if seat is None or is_bot_seat(seat):
         raise GameError("Nobody (human) is to move in this game.", 409)
-    if seat.unsubscribed or not seat.email:
+    if not seat.email:
+        raise GameError(f"{seat.name} has no email address: set one with \"change email\".", 409)
+    if seat.unsubscribed:
         raise GameError(f"{seat.name} has switched reminders off; "
                         "resend the turn email instead (it always goes out).", 409)
+    if on_vacation(seat, now):
+        raise GameError(f"{seat.name} is on vacation: reminders wait until they are back.", 409)
     reminders.queue_nudge(session, cfg, game, seat, now)
     _log("nudge", game, actor, seat=seat.position)
     return seat

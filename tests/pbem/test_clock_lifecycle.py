@@ -67,6 +67,20 @@ def test_a_nudge_is_written_when_it_is_sent_with_the_time_left_then(engine, cfg,
     assert nudge.status == "sent" and "8 hours left" in nudge.text_body and "YOUR HAND" in nudge.text_body
 
 
+def test_nudge_is_refused_for_a_player_on_vacation(engine, cfg):
+    from datetime import date
+
+    from pbem.clocks.vacation import take_vacation
+
+    game_id = start_game(engine, cfg, deadline_hours=10)
+    seat = mover(engine, game_id)
+    with session_scope(engine) as session:
+        take_vacation(session, cfg, game_id, seat.position, date(2026, 1, 12), date(2026, 1, 13), now=T0)
+    with pytest.raises(GameError, match="on vacation"):
+        act(engine, lifecycle.send_reminder_now, cfg, game_id, now=T0 + timedelta(hours=1))
+    assert mails(engine, "reminder") == []
+
+
 def test_nudge_is_refused_for_a_player_who_switched_reminders_off(engine, cfg):
     from sqlalchemy import update
 

@@ -197,6 +197,21 @@ def test_cancelling_without_a_vacation_is_refused_and_changes_nothing(client, se
     assert response.status_code == 409 and "no vacation booked" in response.get_data(as_text=True)
 
 
+def test_a_vacation_of_a_finished_game_is_not_cancelled_and_nobody_is_told(setup):
+    from pbem.games import lifecycle
+
+    engine, cfg, game_id = setup
+    seat = mover(engine, game_id)
+    book(engine, cfg, game_id, seat.position, date(2026, 1, 13), date(2026, 1, 14))
+    with session_scope(engine) as session:
+        lifecycle.abort_game(session, cfg, game_id, now=T0 + timedelta(hours=1), actor="admin")
+    with pytest.raises(GameError, match="over"):
+        cancel(engine, cfg, game_id, seat.position, now=T0 + timedelta(hours=2))
+    with session_scope(engine) as session:
+        news = session.exec(select(Notice.text).where(Notice.kind == "news")).all()
+    assert not any("is back" in text for text in news)
+
+
 def test_the_prefs_page_offers_to_cancel_a_booked_vacation_with_a_post_button(client, setup):
     engine, cfg, game_id = setup
     seat = mover(engine, game_id)
