@@ -12,14 +12,20 @@ from pbem.web.context import db
 @with_appcontext
 def init_db_command() -> None:
     """Create or upgrade the database schema to the newest migration (idempotent)."""
+    click.echo(_upgrade())
+    click.echo("database ready")
+
+
+def _upgrade() -> str:
+    """The schema brought to the newest migration; a schema the models disagree with is a
+    one-line error, not a traceback."""
     from pbem.migrations import SchemaMismatch, upgrade_database
     from pbem.web.context import config
 
     try:
-        click.echo(upgrade_database(config().DATABASE_URL))
+        return upgrade_database(config().DATABASE_URL)
     except SchemaMismatch as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo("database ready")
 
 
 @click.command("create-admin")
@@ -30,10 +36,8 @@ def create_admin_command(email: str, password: str) -> None:
     """Create an admin account for the dashboard (or set a new password for it)."""
     from pbem.auth import AdminError, create_admin
     from pbem.db import session_scope
-    from pbem.migrations import upgrade_database
-    from pbem.web.context import config
 
-    upgrade_database(config().DATABASE_URL)  # the schema comes from the migrations only
+    _upgrade()  # the schema comes from the migrations only
     try:
         with session_scope(db()) as session:
             admin = create_admin(session, email, password)

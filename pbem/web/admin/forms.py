@@ -137,12 +137,17 @@ class CreateGameForm(FlaskForm):
         if len(set(emails)) != len(emails):
             self.form_errors.append("Two seats have the same email address.")
             ok = False
-        try:  # how many players, teams, waiting time: the engine's rules (R2)
-            engine.check_config(filled, bool(self.teams.data),
-                                engine.Options(waiting_time=bool(self.waiting_time.data)))
+        try:  # how many players and teams: the engine's rules (R2)...
+            engine.check_config(filled, bool(self.teams.data), engine.Options())
         except engine.ConfigError as exc:
             self.form_errors.append(str(exc))
-            ok = False
+            return False
+        if self.waiting_time.data:  # ...then the waiting time for them, shown by its checkbox
+            try:
+                engine.check_config(filled, bool(self.teams.data), engine.Options(waiting_time=True))
+            except engine.ConfigError as exc:
+                self.waiting_time.errors = [*self.waiting_time.errors, str(exc)]
+                ok = False
         return ok
 
 
