@@ -11,12 +11,25 @@ from __future__ import annotations
 from typing import Any
 
 from flask.templating import Environment
+from markupsafe import Markup
 
 _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
+def card_html(card: Any) -> Markup:
+    """A card of `pbem.games.board` as it appears on a page: its colour as a class and in its
+    name (colour-blind players), its code for the leak tests. A filter, `{{ c|card }}`: a macro
+    call per card cost a fifth of a page's rendering time."""
+    return Markup('<span class="card card-{}" data-card="{}">{}</span>').format(
+        card.code[0], card.code, card.name)
+
+
 class PageEnvironment(Environment):
-    """Flask's Jinja environment with the fast path above for plain dicts."""
+    """Flask's Jinja environment with the fast path above for plain dicts, and the card filter."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.filters["card"] = card_html
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:

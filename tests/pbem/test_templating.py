@@ -26,3 +26,11 @@ def test_the_same_output_as_jinja(app, source):
     expected = jinja2.Environment(autoescape=True).from_string(source).render(context)
     assert isinstance(app.jinja_env, PageEnvironment)
     assert app.jinja_env.from_string(source).render(context) == expected
+
+
+def test_a_card_on_a_page_names_its_colour_and_escapes_its_name():
+    from pbem.games.board import CardView
+    from pbem.web.templating import card_html
+
+    assert str(card_html(CardView("B3", "Blue pirate 3 <b>", "Blue", "#000", "#fff"))) == (
+        '<span class="card card-B" data-card="B3">Blue pirate 3 &lt;b&gt;</span>')
