@@ -19,7 +19,7 @@ from pbem.clocks.schedule import is_clocked, on_vacation, plan_turn, replan_remi
 from pbem.config import Config
 from pbem.games.service import (
     GameError, GameNotRunning, NotFound, check_email, check_running, is_bot_seat,
-    lock_game, seats_of, start_turn,
+    lock_game, lock_game_with_seats, seats_of, start_turn,
 )
 from pbem.models import Game, GameStatus, Seat, SeatKind
 
@@ -47,7 +47,7 @@ def _seat_to_move(game: Game, seats: list[Seat]) -> Seat | None:
 def pause_game(session: Session, cfg: Config, game_id: int, *, now: datetime, actor: str,
                reason: str = "") -> Game:
     """Pause a running game: the clock stops (the time left is kept) and the players are told."""
-    game = lock_game(session, game_id)
+    game, seats = lock_game_with_seats(session, game_id)
     check_running(game)
     game.status = GameStatus.PAUSED
     game.paused_at = now
@@ -55,7 +55,7 @@ def pause_game(session: Session, cfg: Config, game_id: int, *, now: datetime, ac
     game.bot_due_at = None
     game.updated_at = now
     session.add(game)
-    emails.queue_paused(session, cfg, game, seats_of(session, game_id), reason=reason, now=now)
+    emails.queue_paused(session, cfg, game, seats, reason=reason, now=now)
     _log("pause", game, actor, reason=reason or "-")
     return game
 
@@ -86,10 +86,9 @@ def resume_game(session: Session, cfg: Config, game_id: int, *, now: datetime, a
 def hand_seat_to_bot(session: Session, cfg: Config, game_id: int, position: int, *, now: datetime,
                      actor: str, bot: str = "greedy", reason: str = "") -> Seat:
     """The bot plays `position` from now on (the seat keeps its email); player and table are told."""
-    game = lock_game(session, game_id)
+    game, seats = lock_game_with_seats(session, game_id)
     if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
         raise GameNotRunning("This game is over.", 410)
-    seats = seats_of(session, game_id)
     seat = _seat(seats, position)
     if seat.kind == SeatKind.BOT or seat.handed_to_bot:
         raise GameError(f"{seat.name}'s seat is already played by the bot.", 409)
