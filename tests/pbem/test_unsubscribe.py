@@ -137,3 +137,19 @@ def test_a_change_of_address_revokes_the_old_owners_unsubscribe_link(app, client
         response = method(old_link)
         assert response.status_code == 403 and "older address" in response.get_data(as_text=True)
     assert not seat_row(engine, game_id, seat.position).unsubscribed
+
+
+def test_the_unsubscribe_link_of_a_deleted_game_says_the_game_is_gone(client, setup):
+    from sqlalchemy import delete
+
+    from pbem.models import Game, Notice, OutboxMessage, Seat
+
+    engine, cfg, game_id = setup
+    link = "/u/" + sign_unsubscribe(cfg, mover(engine, game_id))
+    with session_scope(engine) as session:
+        for table in (Notice, OutboxMessage, Seat):
+            session.execute(delete(table).where(table.game_id == game_id))
+        session.execute(delete(Game).where(Game.id == game_id))
+    for method in (client.get, client.post):
+        response = method(link)
+        assert response.status_code == 404 and "does not exist any more" in response.get_data(as_text=True)
