@@ -1,6 +1,7 @@
 """Shared pieces of the benchmarks: a scratch database, a gunicorn process, percentiles."""
 from __future__ import annotations
 
+import math
 import os
 import re
 import shlex
@@ -31,12 +32,13 @@ def free_port() -> int:
 
 
 def percentile(values: list[float], p: float) -> float:
-    """The p-th percentile (nearest rank) of `values`; 0.0 for none."""
+    """The p-th percentile (nearest rank: the smallest value with at least p% of `values` at or
+    below it); 0.0 for none."""
     if not values:
         return 0.0
     ordered = sorted(values)
-    rank = max(0, min(len(ordered) - 1, round(p / 100 * len(ordered) + 0.5) - 1))
-    return ordered[rank]
+    rank = min(len(ordered), max(1, math.ceil(p * len(ordered) / 100)))
+    return ordered[rank - 1]
 
 
 @contextmanager
