@@ -190,7 +190,9 @@ def summary(samples: Samples, elapsed: float, *, clicks: bool = False) -> dict[s
         "per_second": round(samples.moves / elapsed, 1),
         "count": samples.moves,
         "p50_ms": round(percentile(samples.move_ms, 50), 1),
+        "p90_ms": round(percentile(samples.move_ms, 90), 1),
         "p99_ms": round(percentile(samples.move_ms, 99), 1),
+        "max_ms": round(max(samples.move_ms, default=0.0), 1),
     }
     if clicks:
         result["click_p50_ms"] = round(percentile(samples.click_ms, 50), 1)

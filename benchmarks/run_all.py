@@ -10,6 +10,8 @@ import sys
 # Each entry: (module with main(argv) -> int, its arguments). Add new benchmarks here.
 BENCHMARKS: list[tuple[str, list[str]]] = [
     ("benchmarks.load_bench", ["--db", "sqlite", "postgresql"]),
+    # Players who read before they click: the latency players see at a realistic load.
+    ("benchmarks.load_bench", ["--db", "sqlite", "postgresql", "--protocol", "post", "--think-ms", "200"]),
     ("benchmarks.move_flatness", ["--db", "sqlite", "postgresql"]),
     ("benchmarks.game_service_bench", ["--db", "sqlite", "postgresql"]),
     ("benchmarks.mail_bench", []),
