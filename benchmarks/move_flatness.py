@@ -8,7 +8,9 @@ test client (the whole pbem stack, no HTTP), so the figure is the server's own c
 wall time, and of this process's CPU time, which other load on the machine does not inflate
 (with SQLite it includes the database's work; with PostgreSQL the server's share is not in it).
 A game of Korsar has at most about 140 moves (2 players), so (a) compares moves 1-10 with
-the last ten moves of two-player games.
+the last ten moves of two-player games. For (b) two databases, one with 10 games and one with
+100,000, take turns in rounds (`--rounds`), so a machine that speeds up or slows down during
+the run (a shared host does, by a third within minutes) weighs on both alike.
 """
 from __future__ import annotations
 
@@ -55,25 +57,36 @@ def play_one(client, cfg: Config, game: BenchGame) -> tuple[float, float] | None
     return elapsed
 
 
-def by_move_number(url: str, cfg: Config, client, games: int = 12) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    """Play two-player games to the end, round robin; median POST time per band of move numbers."""
-    played = [g for g in make_games(url, cfg, games * 3) if len(g.nonces) == 2][:games]
+def by_move_number(url: str, cfg: Config, client, games: int = 12,  # type: ignore[no-untyped-def]
+                   rounds: int = 160) -> dict[str, Any]:
+    """Median POST time per band of move numbers in two-player games. `games` games are in play
+    at once, at phases spread over a whole game (the first is fast-forwarded, unrecorded, by no
+    moves, the next by 12, ...) and one that ends is replaced by a new one; each recorded round
+    plays one move in each. So the first and the last moves of games are played side by side,
+    all along the run, and a machine that changes speed weighs on every band alike."""
+    pool = iter([g for g in make_games(url, cfg, games * 9) if len(g.nonces) == 2])  # 3 a slot
+    in_play: list[BenchGame | None] = [next(pool) for _ in range(games)]
+    for index, game in enumerate(in_play):
+        for _ in range(index * 140 // games):
+            if game is not None and not game.state.finished:
+                play_one(client, cfg, game)
     times: dict[int, list[tuple[float, float]]] = {}
-    for _ in range(400):  # bounded: a game stuck on refused moves cannot hang the bench
-        if all(g.state.finished for g in played):
-            break
-        for game in played:
-            if not game.state.finished:
-                number = game.state.version + 1
-                ms = play_one(client, cfg, game)
-                if ms is not None:
-                    times.setdefault(number, []).append(ms)
+    for _ in range(rounds):
+        for index, game in enumerate(in_play):
+            if game is not None and game.state.finished:
+                game = in_play[index] = next(pool, None)
+            if game is None:  # out of games: the other slots go on
+                continue
+            number = game.state.version + 1
+            ms = play_one(client, cfg, game)
+            if ms is not None:
+                times.setdefault(number, []).append(ms)
     last = max(times)
 
     def band(lo: int, hi: int, which: int) -> float:
         return statistics.median(ms[which] for n in range(lo, hi + 1) for ms in times.get(n, []))
 
-    result: dict[str, Any] = {"games": len(played), "last_move": last}
+    result: dict[str, Any] = {"games": games, "last_move": last}
     for which, unit in ((0, "ms"), (1, "cpu_ms")):
         first, middle, end = band(1, 10, which), band(61, 70, which), band(last - 9, last, which)
         result.update({f"moves_1_10_{unit}": round(first, 2), f"moves_61_70_{unit}": round(middle, 2),
@@ -82,12 +95,22 @@ def by_move_number(url: str, cfg: Config, client, games: int = 12) -> dict[str, 
     return result
 
 
-def median_move_time(url: str, cfg: Config, client, games: int = 10,  # type: ignore[no-untyped-def]
-                     moves_each: int = 30) -> tuple[float, float]:
-    fresh = make_games(url, cfg, games)
-    times = [ms for _ in range(moves_each) for g in fresh if not g.state.finished
-             for ms in [play_one(client, cfg, g)] if ms is not None]
-    return statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
+def median_move_times(sides: dict[str, tuple[str, Any]], cfg: Config, games: int = 10,
+                      moves_each: int = 30, rounds: int = 6) -> dict[str, tuple[float, float]]:
+    """Median POST (wall ms, CPU ms) of moves in `games` new games on each side (name: (database
+    URL, test client)); the sides take turns, `moves_each // rounds` moves a game at a time,
+    after one move a game that warms each side up."""
+    played = {name: make_games(url, cfg, games) for name, (url, _client) in sides.items()}
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
+    for round_ in range(rounds + 1):
+        for name, (_url, client) in sides.items():
+            for _ in range(1 if round_ == 0 else moves_each // rounds):
+                for game in played[name]:
+                    ms = None if game.state.finished else play_one(client, cfg, game)
+                    if ms is not None and round_ > 0:
+                        times[name].append(ms)
+    return {name: (statistics.median(t[0] for t in ms), statistics.median(t[1] for t in ms))
+            for name, ms in times.items()}
 
 
 def _columns(model: Any, overrides: dict[str, str], prefix: str) -> tuple[str, str]:
@@ -97,7 +120,7 @@ def _columns(model: Any, overrides: dict[str, str], prefix: str) -> tuple[str, s
 
 
 def store_games(url: str, total: int) -> float:
-    """Clone the first game (its seats, ten moves, emails with short bodies) until `total` games."""
+    """Clone the first game (its seats, first ten moves, emails with short bodies) until `total` games."""
     db = make_engine(url)
     started = time.perf_counter()
     with db.begin() as conn:
@@ -142,19 +165,27 @@ def store_games(url: str, total: int) -> float:
     return time.perf_counter() - started
 
 
-def run(kind: str, stored: int) -> dict[str, Any]:
-    with scratch_database(kind) as url:
-        upgrade_database(url)
-        cfg = Config(DATABASE_URL=url, SECRET_KEY=SECRET, BASE_URL="http://127.0.0.1")
-        app = create_app({"DATABASE_URL": url, "SECRET_KEY": SECRET, "BASE_URL": "http://127.0.0.1",
-                          "KORSAR_ENV": "testing"})
-        client = app.test_client()
-        median_move_time(url, cfg, client, games=4, moves_each=10)  # warm-up: imports, caches
-        few = median_move_time(url, cfg, client)
-        fill_seconds = store_games(url, stored)
-        many = median_move_time(url, cfg, client)
-        bands = by_move_number(url, cfg, client)
-        app.extensions["korsar_db"].dispose()
+def _app(url: str) -> Any:
+    return create_app({"DATABASE_URL": url, "SECRET_KEY": SECRET, "BASE_URL": "http://127.0.0.1",
+                       "KORSAR_ENV": "testing"})
+
+
+def run(kind: str, stored: int, rounds: int = 6) -> dict[str, Any]:
+    with scratch_database(kind) as small_url, scratch_database(kind) as big_url:
+        apps = {"few": _app(small_url), "many": _app(big_url)}
+        cfg = Config(DATABASE_URL=small_url, SECRET_KEY=SECRET, BASE_URL="http://127.0.0.1")
+        for url in (small_url, big_url):
+            upgrade_database(url)
+        template = make_games(big_url, cfg, 1)[0]  # the game the others are cloned from
+        for _ in range(10):
+            play_one(apps["many"].test_client(), cfg, template)
+        fill_seconds = store_games(big_url, stored)
+        measured = median_move_times({"few": (small_url, apps["few"].test_client()),
+                                      "many": (big_url, apps["many"].test_client())}, cfg, rounds=rounds)
+        few, many = measured["few"], measured["many"]
+        bands = by_move_number(small_url, cfg, apps["few"].test_client())
+        for app in apps.values():
+            app.extensions["korsar_db"].dispose()
     return {"db": kind, "refused_moves": dict(REFUSED), "by_move_number": bands,
             "by_games_stored": {"games_10_ms": round(few[0], 2), f"games_{stored}_ms": round(many[0], 2),
                                 "many_to_few": round(many[0] / few[0], 3),
@@ -168,9 +199,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", nargs="+", default=["sqlite", "postgresql"], choices=["sqlite", "postgresql"])
     parser.add_argument("--stored", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=6,
+                        help="turns the 10-game and the big database take (default 6)")
     args = parser.parse_args(argv)
     for kind in args.db:
-        print(json.dumps(run(kind, args.stored), indent=2))
+        print(json.dumps(run(kind, args.stored, args.rounds), indent=2))
         sys.stdout.flush()
     return 0
 
