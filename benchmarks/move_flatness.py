@@ -61,7 +61,7 @@ def by_move_number(url: str, cfg: Config, client, games: int = 12,  # type: igno
                    rounds: int = 160) -> dict[str, Any]:
     """Median POST time per band of move numbers in two-player games. `games` games are in play
     at once, at phases spread over a whole game (the first is fast-forwarded, unrecorded, by no
-    moves, the next by 12, ...) and one that ends is replaced by a new one; each recorded round
+    moves, each next one by about 12 more) and one that ends is replaced by a new one; each round
     plays one move in each. So the first and the last moves of games are played side by side,
     all along the run, and a machine that changes speed weighs on every band alike."""
     pool = iter([g for g in make_games(url, cfg, games * 9) if len(g.nonces) == 2])  # 3 a slot
