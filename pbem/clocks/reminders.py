@@ -59,9 +59,22 @@ _CLAIM_COLUMNS = (
 )
 
 
+def no_reminder_reason(seat: Seat | None, now: datetime) -> str | None:
+    """Why the seat to move gets no reminder now (the admin's nudge says it), or None."""
+    if seat is None or not is_clocked(seat):
+        return "Nobody (human) is to move in this game."
+    if not notify.wants_mail(seat):
+        return f'{seat.name} has no email address: set one with "change email".'
+    if seat.unsubscribed:
+        return (f"{seat.name} has switched reminders off; "
+                "resend the turn email instead (it always goes out).")
+    if on_vacation(seat, now):
+        return f"{seat.name} is on vacation: reminders wait until they are back."
+    return None
+
+
 def wants_reminder(seat: Seat | None, now: datetime) -> bool:
-    return (seat is not None and is_clocked(seat) and notify.wants_mail(seat)
-            and not seat.unsubscribed and not on_vacation(seat, now))
+    return no_reminder_reason(seat, now) is None
 
 
 def _pending_row(cfg: Config, game: Game, seat: Seat, now: datetime) -> dict[str, Any]:

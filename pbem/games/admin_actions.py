@@ -11,15 +11,14 @@ from sqlmodel import Session, col
 
 from pbem.config import Config
 from pbem.games import notify
-from pbem.games.service import GameError, check_running, is_bot_seat, load_state, lock_game, seats_of
+from pbem.games.service import GameError, check_running, is_bot_seat, load_state, lock_game_with_seats
 from pbem.models import OutboxMessage, OutboxStatus, Seat
 
 
 def resend_turn_email(session: Session, cfg: Config, game_id: int, *, now: datetime) -> Seat:
     """Queue the turn email again for the human to move (written at delivery: fresh links)."""
-    game = lock_game(session, game_id)
+    game, seats = lock_game_with_seats(session, game_id)
     check_running(game)
-    seats = seats_of(session, game_id)
     seat = next((s for s in seats if s.position == game.to_move), None)
     if seat is None or is_bot_seat(seat) or not seat.email:
         raise GameError("Nobody with an email address is to move in this game.", 409)

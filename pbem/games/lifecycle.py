@@ -15,11 +15,11 @@ from datetime import datetime, timedelta
 from sqlmodel import Session
 
 from pbem.clocks import emails, reminders
-from pbem.clocks.schedule import is_clocked, on_vacation, plan_turn, replan_reminders
+from pbem.clocks.schedule import is_clocked, plan_turn, replan_reminders
 from pbem.config import Config
 from pbem.games.service import (
     GameError, GameNotRunning, NotFound, check_email, check_running, is_bot_seat,
-    lock_game, lock_game_with_seats, seats_of, start_turn,
+    lock_game_with_seats, start_turn,
 )
 from pbem.models import Game, GameStatus, Seat, SeatKind
 
@@ -63,10 +63,9 @@ def pause_game(session: Session, cfg: Config, game_id: int, *, now: datetime, ac
 def resume_game(session: Session, cfg: Config, game_id: int, *, now: datetime, actor: str) -> Game:
     """Resume a paused game: the player to move gets the time they had left (a fresh turn if the
     game paused on their deadline) and a new turn email."""
-    game = lock_game(session, game_id)
+    game, seats = lock_game_with_seats(session, game_id)
     if game.status != GameStatus.PAUSED:
         raise GameNotRunning("Only a paused game can be resumed.", 409)
-    seats = seats_of(session, game_id)
     game.status = GameStatus.RUNNING
     paused_at, game.paused_at = game.paused_at or now, None
     game.updated_at = now
@@ -106,10 +105,9 @@ def hand_seat_to_bot(session: Session, cfg: Config, game_id: int, position: int,
 def hand_seat_back(session: Session, cfg: Config, game_id: int, position: int, *, now: datetime,
                    actor: str) -> Seat:
     """Give a seat the bot was playing back to its player (who gets fresh links)."""
-    game = lock_game(session, game_id)
+    game, seats = lock_game_with_seats(session, game_id)
     if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
         raise GameNotRunning("This game is over.", 410)
-    seats = seats_of(session, game_id)
     seat = _seat(seats, position)
     if not seat.handed_to_bot:
         raise GameError(f"{seat.name}'s seat is not played by the bot.", 409)
@@ -131,9 +129,8 @@ def extend_deadline(session: Session, cfg: Config, game_id: int, *, hours: float
     """Give the player to move `hours` more (counted from now if the deadline already passed)."""
     if not 0 < hours <= 24 * 60:
         raise GameError("Extend by a positive number of hours (at most 60 days).")
-    game = lock_game(session, game_id)
+    game, seats = lock_game_with_seats(session, game_id)
     check_running(game)
-    seats = seats_of(session, game_id)
     seat = _seat_to_move(game, seats)
     if game.deadline_at is None or not is_clocked(seat):
         raise GameError("Nobody is waiting under a deadline in this game.", 409)
@@ -150,19 +147,13 @@ def extend_deadline(session: Session, cfg: Config, game_id: int, *, hours: float
 def send_reminder_now(session: Session, cfg: Config, game_id: int, *, now: datetime,
                       actor: str) -> Seat:
     """Nudge: a reminder (with fresh links) to the player to move, now; the ladder is unchanged."""
-    game = lock_game(session, game_id)
+    game, seats = lock_game_with_seats(session, game_id)
     check_running(game)
-    seats = seats_of(session, game_id)
     seat = _seat_to_move(game, seats)
-    if seat is None or is_bot_seat(seat):
-        raise GameError("Nobody (human) is to move in this game.", 409)
-    if not seat.email:
-        raise GameError(f"{seat.name} has no email address: set one with \"change email\".", 409)
-    if seat.unsubscribed:
-        raise GameError(f"{seat.name} has switched reminders off; "
-                        "resend the turn email instead (it always goes out).", 409)
-    if on_vacation(seat, now):
-        raise GameError(f"{seat.name} is on vacation: reminders wait until they are back.", 409)
+    refused = reminders.no_reminder_reason(seat, now)
+    if refused is not None:
+        raise GameError(refused, 409)
+    assert seat is not None
     reminders.queue_nudge(session, cfg, game, seat, now)
     _log("nudge", game, actor, seat=seat.position)
     return seat
@@ -171,7 +162,7 @@ def send_reminder_now(session: Session, cfg: Config, game_id: int, *, now: datet
 def abort_game(session: Session, cfg: Config, game_id: int, *, now: datetime, actor: str,
                reason: str = "") -> Game:
     """Stop a game for good; every player is told and their links stop working."""
-    game = lock_game(session, game_id)
+    game, seats = lock_game_with_seats(session, game_id)
     if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
         raise GameNotRunning("This game is already over.", 410)
     game.status = GameStatus.ABORTED
@@ -181,7 +172,7 @@ def abort_game(session: Session, cfg: Config, game_id: int, *, now: datetime, ac
     game.bot_due_at = None
     game.paused_at = None
     session.add(game)
-    emails.queue_aborted(session, cfg, game, seats_of(session, game_id), reason=reason, now=now)
+    emails.queue_aborted(session, cfg, game, seats, reason=reason, now=now)
     _log("abort", game, actor, reason=reason or "-")
     return game
 
@@ -190,10 +181,9 @@ def change_seat_email(session: Session, cfg: Config, game_id: int, position: int
                       *, now: datetime, actor: str) -> Seat:
     """Move a seat to a new address: every old link stops working, new ones go to the new address."""
     address = check_email(new_email)
-    game = lock_game(session, game_id)
+    game, seats = lock_game_with_seats(session, game_id)
     if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
         raise GameNotRunning("This game is over.", 410)
-    seats = seats_of(session, game_id)
     seat = _seat(seats, position)
     if seat.kind != SeatKind.HUMAN:
         raise GameError("A bot seat has no email address.", 400)
