@@ -30,9 +30,10 @@ from pbem.games.service import create_game
 from pbem.logging import configure_logging
 from pbem.models import Game, Seat
 from pbem.runtime import tune_gc
+from pbem.worker import SWEEP_BUDGET_SECONDS
 
 T0 = datetime(2026, 1, 12, 10, 0)
-BUDGET = 0.4  # seconds: the budget a periodic worker job would give one sweep
+BUDGET = SWEEP_BUDGET_SECONDS  # the budget the worker's periodic job gives one sweep
 
 
 def reset_due_reminders(engine, due: int) -> None:

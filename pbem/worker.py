@@ -29,6 +29,9 @@ from pbem.mail.delivery import deliver_due, default_worker_id
 from pbem.runtime import tune_gc
 
 log = logging.getLogger("pbem.worker")
+# A periodic clock sweep starts no new piece of work after this long; the rest stays due for
+# the next poll, so a backlog (1,000 timeouts at once) never holds the job, or a stop, for long.
+SWEEP_BUDGET_SECONDS = 0.4
 JOBS = ("bots", "clocks", "deliver")  # in run_once, mail goes last: it sends what the others queued
 MAX_BATCHES_PER_RUN = 20
 BATCH_SIZE = 50
@@ -56,13 +59,16 @@ def _bots(engine: Engine, cfg: Config, now: datetime | None) -> dict[str, int]:
     return {"moves": play_due_bots(engine, cfg, now)}
 
 
-def _clocks(engine: Engine, cfg: Config, now: datetime | None) -> dict[str, int]:
-    return dict(run_sweep(engine, cfg, now))
+def _clocks(engine: Engine, cfg: Config, now: datetime | None,
+            budget_seconds: float | None) -> dict[str, int]:
+    return dict(run_sweep(engine, cfg, now, budget_seconds=budget_seconds))
 
 
 def run_job(name: str, engine: Engine, cfg: Config, now: datetime | None = None,
-            stop: Callable[[], bool] = lambda: False, worker_id: str | None = None) -> dict[str, Any]:
-    """Run one job once and log one JSON line about it; errors are logged, not raised."""
+            stop: Callable[[], bool] = lambda: False, worker_id: str | None = None,
+            sweep_budget: float | None = None) -> dict[str, Any]:
+    """Run one job once and log one JSON line about it; errors are logged, not raised.
+    `sweep_budget`: the clock sweep's time budget (None: it does all that is due)."""
     if stop():
         return {"job": name, "skipped": "stopping"}
     started = time.monotonic()
@@ -72,7 +78,7 @@ def run_job(name: str, engine: Engine, cfg: Config, now: datetime | None = None,
         elif name == "bots":
             result = _bots(engine, cfg, now)
         elif name == "clocks":
-            result = _clocks(engine, cfg, now)
+            result = _clocks(engine, cfg, now, sweep_budget)
         else:
             raise ValueError(f"unknown job {name!r}")
     except Exception as exc:  # one failing job must not stop the others or the worker
@@ -132,7 +138,8 @@ def run_worker(app: Flask, *, once: bool = False) -> bool:
         "max_instances": 1, "coalesce": True, "misfire_grace_time": None})
     for name in JOBS:
         scheduler.add_job(run_job, "interval", seconds=cfg.WORKER_POLL_SECONDS, id=name, name=name,
-                          args=(name, engine, cfg), kwargs={"stop": stopping.is_set, "worker_id": worker_id},
+                          args=(name, engine, cfg), kwargs={"stop": stopping.is_set, "worker_id": worker_id,
+                                                            "sweep_budget": SWEEP_BUDGET_SECONDS},
                           next_run_time=datetime.now(timezone.utc))
 
     def on_signal(signum: int, _frame: object) -> None:

@@ -23,6 +23,21 @@ def test_a_spent_budget_leaves_the_work_due_for_the_next_sweep(database_url):
     engine.dispose()
 
 
+def test_the_workers_clock_job_keeps_to_its_budget_and_catches_up_at_the_next_poll(database_url):
+    from pbem.worker import run_job
+
+    engine = make_engine(database_url)
+    cfg = make_cfg(database_url)
+    for _ in range(3):
+        start_game(engine, cfg, deadline_hours=10)
+    now = T0 + timedelta(hours=5)
+    spent = run_job("clocks", engine, cfg, now, sweep_budget=0)
+    assert (spent["reminders"], spent["deferred"]) == (0, 3)
+    caught_up = run_job("clocks", engine, cfg, now, sweep_budget=0.4)
+    assert (caught_up["reminders"], caught_up["deferred"]) == (3, 0)
+    engine.dispose()
+
+
 def _statements_of_a_sweep(engine, cfg, games: int) -> int:  # type: ignore[no-untyped-def]
     from sqlalchemy import event, update
 

@@ -201,3 +201,33 @@ def test_worker_once_exits_nonzero_when_a_job_fails(runner, app, smtp_server, mo
     result = runner.invoke(args=["worker", "--once"])
     assert result.exit_code == 1 and "a worker job failed" in result.output
     assert len(smtp_server.messages) == 1  # the other jobs still ran
+
+
+def test_the_periodic_clock_sweep_gets_a_time_budget_and_worker_once_none(app, monkeypatch):
+    """A backlog of due clock work must not hold the periodic job (or a stop) for long;
+    `worker --once` does everything that is due."""
+    import pbem.worker as worker
+
+    jobs: list[dict] = []
+
+    class Scheduler:  # records what the worker schedules; starts nothing
+        def __init__(self, **_settings) -> None:
+            pass
+
+        def add_job(self, func, trigger, **job) -> None:  # type: ignore[no-untyped-def]
+            jobs.append(job)
+
+        def start(self) -> None:
+            pass
+
+    monkeypatch.setattr("apscheduler.schedulers.blocking.BlockingScheduler", Scheduler)
+    for quiet in ("configure_logging", "tune_gc", "log_event"):
+        monkeypatch.setattr(worker, quiet, lambda *a, **k: None)
+    monkeypatch.setattr(worker.signal, "signal", lambda *a: None)
+    assert worker.run_worker(app)
+    assert {job["id"]: job["kwargs"]["sweep_budget"] for job in jobs} == {
+        name: worker.SWEEP_BUDGET_SECONDS for name in worker.JOBS}
+    calls: list[float | None] = []
+    monkeypatch.setattr(worker, "run_job", lambda name, *a, sweep_budget=None, **k: calls.append(sweep_budget) or {})
+    assert worker.run_worker(app, once=True)
+    assert calls == [None] * len(worker.JOBS)
