@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 import engine
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, func, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
@@ -157,35 +157,29 @@ def _queue_deferred_turn(session: Session, game: Game, seat: Seat,
                          state: engine.GameState) -> OutboxRow:
     since = seat.last_seen_version
     if since >= state.version:  # this turn's email again (a resend): it keeps that turn's news
-        since = _since_of_turn(session, game, seat, state.version, since)
+        since = _before_own_last_move(session, game, seat, state.version)
     return queue_row(session, placeholder_row(
         game, seat, "turn", DEFERRED_TURN_TEXT, subject={"board": {"you": seat.name}},
         headers={TURN_MARK_HEADER: f"{state.version}:{since}"}))
 
 
-def _since_of_turn(session: Session, game: Game, seat: Seat, version: int, default: int) -> int:
-    """The "since" mark of the turn email first queued for `version` (`default` if none)."""
-    for headers in session.exec(
-            select(OutboxMessage.headers_json).where(
-                OutboxMessage.game_id == game.id, OutboxMessage.seat_id == seat.id,
-                OutboxMessage.kind == "turn").order_by(col(OutboxMessage.id).desc()).limit(20)):
-        mark = _parse_mark(headers)
-        if mark is not None and mark[0] == version:
-            default = min(default, mark[1])
-    return default
-
-
-def _parse_mark(headers_json: str | None) -> tuple[int, int] | None:
-    try:
-        version, since = json.loads(headers_json or "{}")[TURN_MARK_HEADER].split(":")
-        return int(version), int(since)
-    except (KeyError, ValueError, AttributeError):
-        return None
+def _before_own_last_move(session: Session, game: Game, seat: Seat, version: int) -> int:
+    """The "since" mark of a turn the seat was told of already: its news start just before the
+    seat's own last move (what happened since the player last played, that move included), as
+    in the turn email first written for it."""
+    last = session.exec(select(func.max(MoveRecord.number)).where(
+        MoveRecord.game_id == game.id, MoveRecord.seat == seat.position,
+        MoveRecord.number <= version)).one()
+    return max(0, (last or 1) - 1)
 
 
 def turn_mark(row: OutboxMessage) -> tuple[int, int] | None:
     """(version the turn email is for, "since" mark) of a turn email not written yet."""
-    return _parse_mark(row.headers_json)
+    try:
+        version, since = json.loads(row.headers_json or "{}")[TURN_MARK_HEADER].split(":")
+        return int(version), int(since)
+    except (KeyError, ValueError, AttributeError):
+        return None
 
 
 def turn_stale_reason(game: Game | None, seat: Seat | None, row: OutboxMessage) -> str | None:
