@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import datetime
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert

@@ -19,8 +19,9 @@ from wtforms import (
     SelectField,
     StringField,
 )
-from pbem.games.service import GameError, check_email
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
+
+from pbem.games.service import GameError, check_email
 
 MAX_SEATS = 8
 BOT_NAMES = engine.bots.BOTS  # the engine's bots, so a new one shows up here
