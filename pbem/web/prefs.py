@@ -215,4 +215,5 @@ def unsubscribe(token: str) -> Any:
         if game.to_move == seat.position:
             game.next_reminder_at = None
             session.add(game)
-        return render_template("prefs/unsubscribe.html", game=game, seat=seat, token=token, done=True)
+    # Rendered after the commit: the page does not hold the database's write lock.
+    return render_template("prefs/unsubscribe.html", game=game, seat=seat, token=token, done=True)
