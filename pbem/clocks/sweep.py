@@ -145,9 +145,10 @@ def _timeout(session: Session, cfg: Config, game: Game, seats: list[Seat],
     else:
         policy = "autoplay"
         state = load_state(game)
-        planned = plan_move(session, cfg, game, seats, seat.position, bot_move(game, seat, state),
+        view = korsar.player_view(state, seat.position)  # what the bot sees, and the email's words
+        planned = plan_move(session, cfg, game, seats, seat.position, bot_move(game, seat, state, view),
                             expected_version=game.version, source="timeout", now=now, state=state)
-        move_text = korsar.describe_move(planned.move, korsar.player_view(state, seat.position))
+        move_text = korsar.describe_move(planned.move, view)
         emails.queue_timeout_autoplay(session, cfg, game, seat, move_text=move_text, now=now)
     log.info("timeout game=%s seat=%s policy=%s", game.id, seat.position, policy)
     return _Timeout(policy, seat, planned)

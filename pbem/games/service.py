@@ -505,11 +505,13 @@ def apply_game_move(
 
 
 # ---------------------------------------------------------------- bots
-def bot_move(game: Game, seat: Seat, state: engine.GameState) -> dict[str, Any]:
-    """The move the seat's bot picks (deterministic per game and version)."""
+def bot_move(game: Game, seat: Seat, state: engine.GameState,
+             view: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The move the seat's bot picks (deterministic per game and version). `view`: the seat's
+    view of `state` when the caller has it already."""
     bot = engine.bots.get_bot(seat.bot or "greedy")
     rng = random.Random(f"{game.id}:{game.version}:{seat.position}")
-    return bot.choose(engine.player_view(state, seat.position), rng)
+    return bot.choose(view or engine.player_view(state, seat.position), rng)
 
 
 def _play_one_bot(session: Session, cfg: Config, game_id: int, now: datetime) -> bool:

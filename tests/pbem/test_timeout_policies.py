@@ -135,10 +135,10 @@ def test_a_timeout_that_fails_rolls_back_alone_and_is_applied_once_at_the_next_s
     games = [start_game(engine, cfg, deadline_hours=1) for _ in range(3)]
     real_bot_move = sweep_module.bot_move
 
-    def bot_move_failing_in_the_middle_game(game, seat, state):
+    def bot_move_failing_in_the_middle_game(game, seat, state, view=None):
         if game.id == games[1]:
             raise RuntimeError("a bug in one game")
-        return real_bot_move(game, seat, state)
+        return real_bot_move(game, seat, state, view)
 
     with monkeypatch.context() as patch:
         patch.setattr(sweep_module, "bot_move", bot_move_failing_in_the_middle_game)
