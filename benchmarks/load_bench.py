@@ -46,7 +46,8 @@ from pbem.games.service import create_game, load_state
 from pbem.migrations import upgrade_database
 from pbem.models import Game, Seat
 
-SECRET = "bench-secret-key-not-for-production"
+# Fixed (load generator and server sign alike) and strong enough for production mode.
+SECRET = "bench-kU4pXw9RzT2mQe7LcV0nYh3JdA6sGb8F"
 PROTOCOLS = ("post", "click")
 # Requests a move takes under each protocol (for the request-rate ratio to the ceiling).
 REQUESTS_PER_MOVE = {"post": 1, "click": 2}

@@ -9,6 +9,32 @@ from urllib.parse import urlsplit
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 ENVIRONMENTS = ("development", "testing", "production")
 DEV_SECRET_KEY = "dev-only-secret-key-change-me"
+MIN_SECRET_KEY_BYTES = 32
+# At least this many different characters: a random hex key (16 symbols) passes, " ",
+# "xxxx..." or "abcabc..." do not.
+MIN_SECRET_KEY_SYMBOLS = 10
+# Words that give away a hand-made or copied placeholder (looked for in the key's letters and
+# digits, lower-cased): a random key of 64 characters contains one by chance about never.
+SECRET_KEY_PLACEHOLDERS = ("changeme", "secret", "password", "passwd", "example", "placeholder",
+                           "replaceme", "devonly", "insecure", "notforproduction")
+MAKE_SECRET_KEY = 'python -c "import secrets; print(secrets.token_urlsafe(48))"'
+
+
+def secret_key_weakness(key: str) -> str | None:
+    """Why `key` is no production secret (None when it looks long and random enough)."""
+    if not key.strip():
+        return "only whitespace"
+    if len(key.encode()) < MIN_SECRET_KEY_BYTES:
+        return f"shorter than {MIN_SECRET_KEY_BYTES} bytes"
+    if len(set(key)) < MIN_SECRET_KEY_SYMBOLS:
+        return f"fewer than {MIN_SECRET_KEY_SYMBOLS} different characters"
+    if key in (key + key)[1:-1]:
+        return "a repeated pattern"
+    letters = "".join(ch for ch in key.lower() if ch.isalnum())
+    word = next((w for w in SECRET_KEY_PLACEHOLDERS if w in letters), None)
+    if word is not None:
+        return f"contains the placeholder word {word!r}"
+    return None
 
 
 def _is_loopback(url: str) -> bool:
@@ -45,6 +71,9 @@ class Config:
     VACATION_DAYS_PER_GAME: float = 14.0
     # Reverse proxies in front of gunicorn whose X-Forwarded-* headers are trusted (0: none).
     FORWARDED_HOPS: int = 0
+    # /healthz shows its detail (outbox counts, oldest age) only to `Authorization: Bearer
+    # <HEALTH_TOKEN>`; empty (the default): to nobody, everyone gets the ok/degraded verdict.
+    HEALTH_TOKEN: str = ""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> "Config":
@@ -82,7 +111,17 @@ class Config:
         if self.SMTP_TLS not in {"none", "starttls", "ssl"}:
             raise ValueError("SMTP_TLS must be one of none, starttls, ssl")
         if self.KORSAR_ENV == "production" and (not explicit_secret or self.SECRET_KEY == DEV_SECRET_KEY):
-            raise RuntimeError("SECRET_KEY must be set in production (KORSAR_ENV=production)")
+            raise RuntimeError("SECRET_KEY must be set in production (KORSAR_ENV=production); "
+                               f"make one with: {MAKE_SECRET_KEY}")
+        if self.KORSAR_ENV == "production":
+            # Sessions and emailed links are signed with these keys: a guessable one forges both.
+            named = [("SECRET_KEY", self.SECRET_KEY)]
+            named += [(f"SECRET_KEY_FALLBACKS[{i}]", key) for i, key in enumerate(self.SECRET_KEY_FALLBACKS)]
+            for name, key in named:
+                weakness = secret_key_weakness(key)
+                if weakness:
+                    raise RuntimeError(f"{name} is too weak for production ({weakness}): use a long "
+                                       f"random key, made with: {MAKE_SECRET_KEY}")
         self.BASE_URL = self.BASE_URL.rstrip("/")
 
     @property

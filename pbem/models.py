@@ -155,6 +155,9 @@ class AdminUser(SQLModel, table=True):
     password_hash: str = Field(max_length=255)  # argon2id, see pbem/auth.py
     created_at: NaiveDatetime = Field(default_factory=utcnow)
     last_login_at: Optional[NaiveDatetime] = None
+    # Stored in the session cookie at login; a session of another generation is refused, so
+    # incrementing it (logout, a new password) ends every session of this admin (pbem/auth.py).
+    session_generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class AuditLog(SQLModel, table=True):

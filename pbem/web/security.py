@@ -4,13 +4,15 @@ The Content-Security-Policy allows no inline script and no framing; `Referrer-Po
 no-referrer` keeps the signed token of a move link or game page out of the Referer header of
 any request the page makes. A view may set its own policy (e.g. the dev mail viewer);
 these are defaults, set only when the response has none. `trust_proxies` reads the client
-address from a declared number of reverse proxies (FORWARDED_HOPS).
+address from a declared number of reverse proxies (FORWARDED_HOPS). `init_origin_check`
+refuses a POST that another site's page sent (its Origin header names another origin).
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
+from urllib.parse import urlsplit
 
-from flask import Flask, Response
+from flask import Flask, Response, abort, request
 from werkzeug.datastructures import Headers
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -64,3 +66,46 @@ def init_security_headers(app: Flask, *, https: bool) -> None:
     def _set_headers(response: Response) -> Response:
         set_missing_headers(response.headers, headers if response.direct_passthrough else with_no_store)
         return response
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def origin_of(url: str) -> str | None:
+    """`scheme://host[:port]` of `url` as browsers send it in Origin (lower case, no default
+    port), or None when it has none (the "null" origin, garbage)."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme, host = parts.scheme.lower(), (parts.hostname or "")
+    if scheme not in _DEFAULT_PORTS or not host:
+        return None
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{scheme}://{host}" + (f":{port}" if port and port != _DEFAULT_PORTS[scheme] else "")
+
+
+def init_origin_check(app: Flask, base_url: str, *, exempt: Iterable[str] = ()) -> None:
+    """Refuse (403) a POST whose Origin header is present and is neither BASE_URL's origin nor
+    the origin the request itself was sent to: another site's page sent it (CSRF). Flask-WTF
+    checks the Referer only over https; this holds over http too, and for the player POSTs,
+    which have no CSRF token (their signed link is the authentication). A POST without Origin
+    is left to the other checks. `exempt` endpoints take POSTs from anywhere (the RFC 8058
+    one-click unsubscribe, posted by mail providers)."""
+    ours = origin_of(base_url)
+    exempt = frozenset(exempt)
+
+    @app.before_request
+    def _refuse_foreign_origin() -> None:
+        if request.method not in UNSAFE_METHODS or request.endpoint in exempt:
+            return
+        origin = request.headers.get("Origin")
+        if origin is None:
+            return
+        sent_from = origin_of(origin)
+        if sent_from is None or sent_from not in (ours, origin_of(request.host_url)):
+            abort(403, "This form was sent from another site, so it was not accepted. "
+                       "Open the page again from its own address and send the form from there.")

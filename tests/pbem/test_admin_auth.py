@@ -2,10 +2,11 @@
 URL refuses anonymous users (enumerated from the app's url_map, so new pages are covered)."""
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import func
+from sqlalchemy import func, text
 from sqlmodel import Session, select
 from test_admin_support import (  # noqa: F401  (fixtures)
     ADMIN_EMAIL,
@@ -31,7 +32,8 @@ def admin_rules(app):
 
 
 def concrete(rule) -> str:
-    return rule.rule.replace("<int:game_id>", "1").replace("<int:position>", "0").replace("<int:message_id>", "1")
+    values = {"game_id": "1", "position": "0", "message_id": "1"}
+    return re.sub(r"<(?:[^>:]+:)?(\w+)>", lambda m: values[m.group(1)], rule.rule)
 
 
 def table_counts(app) -> dict[str, int]:
@@ -125,6 +127,47 @@ def test_a_new_password_ends_the_sessions_opened_with_the_old_one(admin_client, 
     assert admin_client.get("/admin/").status_code == 302
 
 
+def copy_of_session(app, client):
+    """A second browser holding the same session cookie (say, stolen before the logout)."""
+    thief = app.test_client()
+    thief.set_cookie("korsar_session", client.get_cookie("korsar_session").value)
+    return thief
+
+
+def test_a_cookie_copied_before_logout_no_longer_opens_the_dashboard(admin_client, admin_app):
+    thief = copy_of_session(admin_app, admin_client)
+    assert thief.get("/admin/").status_code == 200
+    response = admin_client.post("/admin/logout", follow_redirects=True)
+    assert "You are logged out on every device." in text_of(response)
+    assert thief.get("/admin/").status_code == 302
+    assert thief.post("/admin/games/1/pause").status_code == 401
+    assert admin_client.get("/admin/").status_code == 302
+
+
+def test_logout_ends_the_admins_sessions_on_every_device_and_a_new_login_works(admin_client, admin_app):
+    laptop = admin_app.test_client()
+    assert log_in(laptop).status_code == 303
+    assert admin_client.post("/admin/logout").status_code == 303
+    assert laptop.get("/admin/").status_code == 302
+    assert log_in(laptop).status_code == 303 and laptop.get("/admin/").status_code == 200
+
+
+def test_a_cookie_copied_before_a_password_reset_no_longer_opens_the_dashboard(admin_client, admin_app):
+    thief = copy_of_session(admin_app, admin_client)
+    with session_scope(db_of(admin_app)) as s:
+        create_admin(s, ADMIN_EMAIL, "a brand new passphrase")
+    assert thief.get("/admin/").status_code == 302
+    assert admin_client.get("/admin/").status_code == 302
+    assert log_in(thief, password="a brand new passphrase").status_code == 303
+
+
+def test_a_session_without_a_generation_is_refused(admin_client, admin_app):
+    """A cookie signed before sessions carried a generation (or forged without one)."""
+    with admin_client.session_transaction() as sess:
+        del sess["admin_gen"]
+    assert admin_client.get("/admin/").status_code == 302
+
+
 def test_a_logged_in_admin_opening_the_login_page_goes_to_the_dashboard(admin_client):
     response = admin_client.get("/admin/login")
     assert response.status_code == 302 and response.headers["Location"] == "/admin/"
@@ -169,6 +212,38 @@ def test_failures_from_one_ip_lock_it_for_every_email(admin_app):
     assert response.status_code == 303
 
 
+def test_a_password_is_checked_only_after_its_attempt_is_counted(admin_app, monkeypatch):
+    """The failure row is committed before the (slow) check: a crash mid-check still counts,
+    and a parallel attempt sees it (the process-level test is test_login_rate_limit_processes)."""
+    from argon2 import PasswordHasher, profiles
+
+    import pbem.auth
+
+    seen, locks_held = [], []
+
+    class Watching(PasswordHasher):
+        def verify(self, hash, password):  # type: ignore[no-untyped-def, override]
+            with Session(db_of(admin_app)) as other:  # another connection: sees committed rows only
+                seen.append(other.exec(select(func.count()).select_from(LoginAttempt)
+                                       .where(LoginAttempt.success.is_(False))).one())
+                if other.get_bind().dialect.name == "postgresql":  # the slow check holds no lock
+                    locks_held.append(other.execute(text(
+                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2"
+                        " AND classid IN (:e, :i) AND database = (SELECT oid FROM pg_database"
+                        " WHERE datname = current_database())"),
+                        {"e": pbem.auth._EMAIL_LOCK, "i": pbem.auth._IP_LOCK}).scalar_one())
+            return super().verify(hash, password)
+
+    monkeypatch.setattr("pbem.auth._hasher", Watching.from_parameters(profiles.CHEAPEST))
+    with session_scope(db_of(admin_app)) as s:
+        assert attempt_login(s, ADMIN_EMAIL, "bad", "1.1.1.1").status == 401
+        assert attempt_login(s, ADMIN_EMAIL, ADMIN_PASSWORD, "1.1.1.1").admin is not None
+    assert seen == [1, 2]  # the right password's row counted as a failure until it was checked
+    assert not any(locks_held)  # so other attempts, even for this email, go on meanwhile
+    with Session(db_of(admin_app)) as s:
+        assert [a.success for a in s.exec(select(LoginAttempt).order_by(LoginAttempt.id))] == [False, True]
+
+
 def test_a_successful_login_resets_the_email_count(admin_app):
     now = utcnow()
     with session_scope(db_of(admin_app)) as s:
@@ -197,14 +272,34 @@ def test_session_cookie_is_httponly_samesite_and_secure_on_https(app_config, adm
 
 @pytest.mark.parametrize("target,expected", [
     ("/admin/stats", "/admin/stats"),
+    ("/admin/games?status=running&page=2", "/admin/games?status=running&page=2"),
+    ("/admin", "/admin"),
     ("https://evil.example/", "/admin/"),
     ("//evil.example/admin", "/admin/"),
+    ("/admin\r\nX-Evil: 1", "/admin/"),
+    ("/admin\\evil", "/admin/"),
+    ("/admin//evil.example", "/admin/"),
+    ("/admin/\tx", "/admin/"),
+    ("/adminevil", "/admin/"),
+    ("/admin/caf\u00e9", "/admin/"),
+    ("javascript:alert(1)", "/admin/"),
+    ("", "/admin/"),
 ])
 def test_login_returns_only_to_local_admin_pages(admin_app, target, expected):
     client = admin_app.test_client()
     response = client.post("/admin/login", query_string={"next": target},
                            data={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
+    assert response.status_code == 303
     assert response.headers["Location"] == expected
+
+
+@pytest.mark.parametrize("query", ["next=/admin%0d%0aX", "next=/admin%5cevil", "next=/admin\\evil",
+                                   "next=//evil.example", "next=https://evil.example", "next=/admin%00"])
+def test_a_bad_next_in_the_raw_query_string_goes_to_the_dashboard_never_a_500(admin_app, query):
+    admin_app.config["PROPAGATE_EXCEPTIONS"] = False
+    response = admin_app.test_client().post(f"/admin/login?{query}",
+                                            data={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
+    assert response.status_code == 303 and response.headers["Location"] == "/admin/"
 
 
 def test_admin_pages_are_never_cached(admin_client):

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.config import DEV_SECRET_KEY, Config
+from pbem.config import DEV_SECRET_KEY, MAKE_SECRET_KEY, Config
+
+GOOD_KEY = "Vq3xN8rLw0Zk5TfYb2HmJc7PdGs9EaUo4RiXn1Ql6WvK"  # as secrets.token_urlsafe makes them
 
 
 def test_defaults_suit_make_run():
@@ -23,7 +25,7 @@ def test_production_refuses_to_start_without_a_secret_key(environ):
 
 
 def test_a_public_base_url_means_production_without_the_dev_inbox():
-    cfg = Config.from_env({"BASE_URL": "https://korsar.example.com/", "SECRET_KEY": "s3cret"})
+    cfg = Config.from_env({"BASE_URL": "https://korsar.example.com/", "SECRET_KEY": GOOD_KEY})
     assert cfg.is_production and not cfg.DEV_INBOX and cfg.BASE_URL == "https://korsar.example.com"
 
 
@@ -47,3 +49,34 @@ def test_an_unknown_environment_name_is_refused_not_taken_for_development(name):
 def test_the_number_of_trusted_proxies_comes_from_the_environment():
     assert Config.from_env({"FORWARDED_HOPS": "1"}).FORWARDED_HOPS == 1
     assert Config.from_env({}).FORWARDED_HOPS == 0
+
+
+@pytest.mark.parametrize("key", [
+    " ", "x", "changeme", "s3cret", " " * 40, "x" * 64, "ab" * 32, "0123456789" * 4,
+    "changeme-changeme-changeme-changeme", "my-production-secret-key-for-korsar-2026",
+    "correct-password-horse-battery-staple-42", DEV_SECRET_KEY + "-but-longer-now-1234567",
+    "kU4pXw9RzT2mQe7LcV0nYh3JdA6sGb8" + "Example",
+])
+def test_production_refuses_a_weak_secret_key_and_says_how_to_make_one(key):
+    with pytest.raises(RuntimeError, match="SECRET_KEY") as refused:
+        Config.from_env({"KORSAR_ENV": "production", "SECRET_KEY": key})
+    assert MAKE_SECRET_KEY in str(refused.value)
+
+
+@pytest.mark.parametrize("key", [
+    GOOD_KEY,
+    "b355f895fbbcfb2144436057eed4c4a1c0e9d2f7a83b6e51d4c09f8a7e2b6d31",  # secrets.token_hex()
+    "1IJhx9MtW6teEAL6nDMOFsyzL+gADPzq1nXGrp35WZfL",  # base64 of 33 random bytes
+])
+def test_production_accepts_a_long_random_secret_key(key):
+    assert Config.from_env({"KORSAR_ENV": "production", "SECRET_KEY": key}).SECRET_KEY == key
+
+
+@pytest.mark.parametrize("fallbacks", ["changeme", f"{GOOD_KEY[::-1]}, x"])
+def test_production_refuses_a_weak_fallback_key_too(fallbacks):
+    with pytest.raises(RuntimeError, match=r"SECRET_KEY_FALLBACKS\[\d\] is too weak"):
+        Config.from_env({"KORSAR_ENV": "production", "SECRET_KEY": GOOD_KEY, "SECRET_KEY_FALLBACKS": fallbacks})
+
+
+def test_weak_keys_are_fine_outside_production():
+    assert Config.from_env({"KORSAR_ENV": "testing", "SECRET_KEY": "x", "SECRET_KEY_FALLBACKS": "y"}).SECRET_KEY == "x"

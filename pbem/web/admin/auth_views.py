@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import redirect, render_template, request, url_for
+from flask import flash, redirect, render_template, request, url_for
 
 from pbem.auth import (
     attempt_login,
+    clear_session,
     client_ip,
     current_admin_email,
     load_admin,
@@ -47,5 +48,7 @@ def logout() -> Any:
     email = current_admin_email()
     with session_scope(db()) as session:
         record_audit(session, email or "?", "logout")
-    log_out()
+        log_out(session)  # ends every session of this admin, not only this cookie
+    clear_session()
+    flash("You are logged out on every device.", "ok")
     return redirect(url_for("admin.login"), code=303)
