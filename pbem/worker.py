@@ -25,7 +25,7 @@ from sqlalchemy.exc import StatementError
 from pbem.clocks.sweep import run_sweep
 from pbem.config import Config
 from pbem.games.service import play_due_bots
-from pbem.mail.delivery import deliver_due, default_worker_id
+from pbem.mail.delivery import SmtpLink, deliver_due, default_worker_id
 from pbem.runtime import tune_gc
 
 log = logging.getLogger("pbem.worker")
@@ -33,8 +33,12 @@ log = logging.getLogger("pbem.worker")
 # the next poll, so a backlog (1,000 timeouts at once) never holds the job, or a stop, for long.
 SWEEP_BUDGET_SECONDS = 0.4
 JOBS = ("bots", "clocks", "deliver")  # in run_once, mail goes last: it sends what the others queued
-MAX_BATCHES_PER_RUN = 20
-BATCH_SIZE = 50
+# Rows claimed (leased) at a time: a worker that dies mid-batch delays at most this many emails
+# by the lease (`pbem.mail.delivery.lease_seconds`, 5 minutes or more). A backlog drains batch
+# after batch over one SMTP connection, up to MAX_BATCHES_PER_RUN x BATCH_SIZE (1,000) emails
+# per run before the scheduler gets its turn.
+BATCH_SIZE = 10
+MAX_BATCHES_PER_RUN = 100
 
 
 def log_event(event: str, level: int = logging.INFO, exc_info: bool = False, **fields: Any) -> None:
@@ -46,12 +50,17 @@ def log_event(event: str, level: int = logging.INFO, exc_info: bool = False, **f
 def _deliver(engine: Engine, cfg: Config, now: datetime | None, stop: Callable[[], bool],
              worker_id: str) -> dict[str, int]:
     total: dict[str, int] = {}
-    for _ in range(MAX_BATCHES_PER_RUN):  # drain a backlog, but come back to the scheduler
-        report = deliver_due(engine, cfg, now=now, worker_id=worker_id, batch_size=BATCH_SIZE, stop=stop)
-        for key, value in report.as_dict().items():
-            total[key] = total.get(key, 0) + value
-        if report.claimed < BATCH_SIZE or report.deferred or stop():
-            break
+    link = SmtpLink(cfg)  # one connection for the whole run, not one per small batch
+    try:
+        for _ in range(MAX_BATCHES_PER_RUN):  # drain a backlog, but come back to the scheduler
+            report = deliver_due(engine, cfg, now=now, worker_id=worker_id, batch_size=BATCH_SIZE,
+                                 stop=stop, link=link)
+            for key, value in report.as_dict().items():
+                total[key] = total.get(key, 0) + value
+            if report.claimed < BATCH_SIZE or report.deferred or stop():
+                break
+    finally:
+        link.close()
     return total
 
 

@@ -107,6 +107,7 @@ class SmtpRecorder:
     port: int
     messages: list[EmailMessage] = field(default_factory=list)
     envelopes: list[tuple[str, list[str]]] = field(default_factory=list)
+    raw: list[bytes] = field(default_factory=list)  # the DATA exactly as received
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def to(self, address: str) -> list[EmailMessage]:
@@ -119,10 +120,11 @@ class _RecordingHandler:
         self.recorder = recorder
 
     async def handle_DATA(self, server, session, envelope):  # type: ignore[no-untyped-def]
-        msg = email.message_from_bytes(envelope.original_content or envelope.content,
-                                       policy=email.policy.default)
+        data = envelope.original_content or envelope.content
+        msg = email.message_from_bytes(data, policy=email.policy.default)
         with self.recorder.lock:
             self.recorder.messages.append(msg)  # type: ignore[arg-type]
+            self.recorder.raw.append(data)
             self.recorder.envelopes.append((envelope.mail_from, list(envelope.rcpt_tos)))
         return "250 Message accepted for delivery"
 

@@ -29,16 +29,16 @@ def _queue(session: Session, cfg: Config, game: Game, to_addr: str, seat: Seat |
     # Templates get the game's name, never the row: its state_json holds every hand.
     context = {"game": {"id": game.id, "name": game.name}, "seat": seat, "base_url": cfg.BASE_URL,
                **context}
+    if seat is not None:  # a player's email (not an admin's): one-click unsubscribe
+        headers = {**unsubscribe_headers(cfg, seat), **(headers or {})}
     email = render_email(name, to_addr, context, headers)
     return enqueue(session, email, domain=mail_domain(cfg), game_id=game.id,
                    seat_id=seat.id if seat else None, thread_id=game.thread_id or None)
 
 
-def _personal(cfg: Config, seat: Seat, *, notification: bool) -> dict[str, Any]:
-    context: dict[str, Any] = {"game_url": notify.seat_page_url(cfg, seat)}
-    if notification:
-        context["unsubscribe_url"] = unsubscribe_url(cfg, seat)
-    return context
+def _personal(cfg: Config, seat: Seat) -> dict[str, Any]:
+    # Every email to a player says how to stop it (the templates' footer shows the link).
+    return {"game_url": notify.seat_page_url(cfg, seat), "unsubscribe_url": unsubscribe_url(cfg, seat)}
 
 
 def admin_addresses(session: Session, cfg: Config) -> list[str]:
@@ -87,8 +87,8 @@ def timeout_autoplay_email(cfg: Config, game: Game, seat: Seat, row: OutboxMessa
     move_text = json.loads(row.headers_json or "{}").get(AUTOPLAY_MOVE_HEADER, "")
     context = {"game": {"id": game.id, "name": game.name}, "seat": seat, "base_url": cfg.BASE_URL,
                "move_text": move_text,
-               **_personal(cfg, seat, notification=False)}
-    return render_email("timeout_autoplay", row.to_addr, context)
+               **_personal(cfg, seat)}
+    return render_email("timeout_autoplay", row.to_addr, context, unsubscribe_headers(cfg, seat))
 
 
 def queue_paused(session: Session, cfg: Config, game: Game, seats: list[Seat], *, reason: str,
@@ -99,7 +99,7 @@ def queue_paused(session: Session, cfg: Config, game: Game, seats: list[Seat], *
         if notify.wants_mail(seat):
             _queue(session, cfg, game, seat.email or "", seat, "paused",
                    {"reason": reason, "waiting_for": waiting_for, "for_admin": False,
-                    **_personal(cfg, seat, notification=False)})
+                    **_personal(cfg, seat)})
     if reason == "timeout":
         for address in admin_addresses(session, cfg):
             _queue(session, cfg, game, address, None, "paused",
@@ -111,7 +111,7 @@ def queue_seat_to_bot(session: Session, cfg: Config, game: Game, seat: Seat, sea
                       *, reason: str, now: datetime) -> None:
     if notify.wants_mail(seat):
         _queue(session, cfg, game, seat.email or "", seat, "seat_to_bot",
-               {"reason": reason, **_personal(cfg, seat, notification=False)})
+               {"reason": reason, **_personal(cfg, seat)})
     why = " after missing a deadline" if reason == "timeout" else ""
     add_news(session, game, seats, f"The bot now plays {seat.name}'s seat{why}.",
              now=now, skip=seat)
@@ -124,7 +124,7 @@ def queue_seat_back(session: Session, cfg: Config, game: Game, seat: Seat, seats
                {"subject": f"{game.name}: your seat is yours again",
                 "lines": ["An admin handed your seat back to you: the bot no longer plays for you.",
                           "You will get an email when it is your turn."],
-                **_personal(cfg, seat, notification=False)})
+                **_personal(cfg, seat)})
     add_news(session, game, seats, f"{seat.name} plays their own seat again.", now=now, skip=seat)
 
 
@@ -136,7 +136,7 @@ def queue_deadline_moved(session: Session, cfg: Config, game: Game, seat: Seat, 
                 "lines": [f"An admin gave you more time: your turn now ends "
                           f"{local_time_text(game.deadline_at, seat)}, "
                           f"in {time_left_text(game.deadline_at, now)}."],
-                **_personal(cfg, seat, notification=False)})
+                **_personal(cfg, seat)})
 
 
 def queue_aborted(session: Session, cfg: Config, game: Game, seats: list[Seat], *, reason: str,
@@ -148,7 +148,7 @@ def queue_aborted(session: Session, cfg: Config, game: Game, seats: list[Seat], 
         if notify.wants_mail(seat):
             _queue(session, cfg, game, seat.email or "", seat, "notice",
                    {"subject": f"{game.name}: the game was stopped", "lines": lines,
-                    **_personal(cfg, seat, notification=False)})
+                    **_personal(cfg, seat)})
 
 
 def queue_email_changed(session: Session, cfg: Config, game: Game, seat: Seat, *,
@@ -159,7 +159,7 @@ def queue_email_changed(session: Session, cfg: Config, game: Game, seat: Seat, *
                 "lines": ["Your emails for this game now come to this address; "
                           "links from older emails no longer work.",
                           "You will get an email when it is your turn."],
-                **_personal(cfg, seat, notification=False)})
+                **_personal(cfg, seat)})
 
 
 # ---------------------------------------------------------------- events (batched)
@@ -167,8 +167,7 @@ def queue_events(session: Session, cfg: Config, game: Game, seat: Seat, kind: st
                  lines: list[str], *, now: datetime) -> None:
     """One email with `lines` (public events): kind attacked | news | digest."""
     _queue(session, cfg, game, seat.email or "", seat, kind,
-           {"lines": lines, **_personal(cfg, seat, notification=True)},
-           headers=unsubscribe_headers(cfg, seat))
+           {"lines": lines, **_personal(cfg, seat)})
 
 
 def queue_vacation(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat], *,
@@ -179,7 +178,7 @@ def queue_vacation(session: Session, cfg: Config, game: Game, seat: Seat, seats:
     if notify.wants_mail(seat):
         _queue(session, cfg, game, seat.email or "", seat, "vacation",
                {"start_local": start, "end_local": end, "days_left": f"{days_left:g}",
-                **_personal(cfg, seat, notification=False)})
+                **_personal(cfg, seat)})
     start_utc, end_utc = (f"{d:%A %d %B %Y %H:%M} UTC" for d in (seat.vacation_start, seat.vacation_end))
     add_news(session, game, seats,
              f"{seat.name} is on vacation from {start_utc} until {end_utc}; "

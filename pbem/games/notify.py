@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 
 from pbem import links
 from pbem.clocks.schedule import local_time_text
+from pbem.clocks.unsubscribe import unsubscribe_headers, unsubscribe_url
 from pbem.config import Config
 from pbem.db import write
 from pbem.games.board import board
@@ -90,15 +91,19 @@ def seat_context(session: Session, cfg: Config, game: Game, seat: Seat, state: e
         "rules": RULES_SUMMARY,
         "deadline_at": game.deadline_at,
         "deadline_local": local_time_text(game.deadline_at, seat) if game.deadline_at else None,
+        # Every email to a player says how to stop it (templates' footer, base.txt/base.html).
+        "unsubscribe_url": unsubscribe_url(cfg, seat),
     }
 
 
 def queue_email(session: Session, cfg: Config, game: Game, seat: Seat, kind: str,
                 context: dict[str, Any], *, first: bool = False,
                 headers: dict[str, str] | None = None) -> OutboxRow | None:
-    """Render email `kind` for `seat` and queue it in the game's thread (None: no email)."""
+    """Render email `kind` for `seat` and queue it in the game's thread (None: no email). It
+    carries the seat's one-click `List-Unsubscribe` headers, like every email to a player."""
     if not wants_mail(seat):
         return None
+    headers = {**unsubscribe_headers(cfg, seat), **(headers or {})}
     email = render_email(kind, seat.email, context, headers)  # type: ignore[arg-type]
     domain = thread_domain(game)
     if first:
@@ -145,7 +150,8 @@ def placeholder_row(game: Game, seat: Seat, kind: str, text: str, *,
                     now: datetime | None = None) -> OutboxRow:
     """The outbox row of an email `kind` to `seat` that the delivery worker writes just before
     sending it (`pbem.clocks.reminders.DEFERRED`): its subject now, `text` as its body until
-    then, `headers` for what the worker needs to know (its own headers replace them)."""
+    then, `headers` for what the worker needs to know (its own headers replace them: the
+    written email brings its `List-Unsubscribe` headers itself)."""
     email = Email(kind=kind, to_addr=seat.email or "", text_body=text, html_body="",
                   subject=render_subject(kind, {"game": {"name": game.name}, **(subject or {})}),
                   headers=headers or {})
@@ -206,7 +212,7 @@ def deferred_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
     assert mark is not None
     state = load_state(game)
     context = seat_context(session, cfg, game, seat, state, since=mark[1])
-    email = render_email("turn", seat.email or "", context)
+    email = render_email("turn", seat.email or "", context, unsubscribe_headers(cfg, seat))
     write(session, _MARK_SEEN, {"b_id": seat.id, "b_version": mark[0]})
     set_committed_value(seat, "last_seen_version", max(seat.last_seen_version, mark[0]))
     return email
@@ -251,4 +257,4 @@ def game_over_email(session: Session, cfg: Config, game: Game, seat: Seat) -> Em
     """The full game-over email, from the finished game."""
     state = load_state(game)
     context = seat_context(session, cfg, game, seat, state, with_moves=False)
-    return render_email("game_over", seat.email or "", context)
+    return render_email("game_over", seat.email or "", context, unsubscribe_headers(cfg, seat))

@@ -260,10 +260,14 @@ def deliver_due(
     policy: RetryPolicy = RetryPolicy(),
     stop: Callable[[], bool] | None = None,
     rng: random.Random | None = None,
+    link: SmtpLink | None = None,
 ) -> DeliveryReport:
     """Send one batch of due outbox rows; see the module docstring for the guarantees.
 
     `now` pins the clock (tests); `stop` is polled between messages (graceful shutdown).
+    `link`: an SMTP connection the caller keeps over several batches (the worker drains a
+    backlog in small batches without reconnecting for each); the caller closes it. Without
+    it, the batch opens its own connection and closes it at the end.
     """
     clock: Callable[[], datetime] = (lambda: now) if now is not None else utcnow
     worker_id = worker_id or default_worker_id()
@@ -274,8 +278,10 @@ def deliver_due(
     report = DeliveryReport(claimed=len(rows))
     if not rows:
         return report
-    link = SmtpLink(cfg)
-    reconnects_left = 1
+    own_link = link is None
+    link = SmtpLink(cfg) if link is None else link
+    # A first connection (none if the caller's is still open), then one reconnect per batch.
+    opens_left = 1 if link.connected else 2
     try:
         for index, row in enumerate(rows):
             assert row.id is not None
@@ -310,12 +316,11 @@ def deliver_due(
                 _fail(engine, row, worker_id, report, f"malformed email: {exc}", clock())
                 continue
             if not link.connected:
-                if link.opened > 0 and reconnects_left == 0:
+                if opens_left == 0:
                     _defer(engine, rest, worker_id, report, clock() + policy.delay(1, rng),
                            "SMTP connection lost twice in one batch")
                     break
-                if link.opened > 0:
-                    reconnects_left -= 1
+                opens_left -= 1
                 try:
                     link.open()
                 except (OSError, smtplib.SMTPException) as exc:
@@ -341,9 +346,11 @@ def deliver_due(
         # Something unexpected (database down, a bug): leave the rest to lease expiry.
         log.error("mail batch stopped", exc_info=True,
                   extra={"fields": {"event": "mail_batch_error", "worker": worker_id}})
+        link.close()
         raise
     finally:
-        link.close()
+        if own_link:
+            link.close()
     return report
 
 

@@ -2,6 +2,14 @@
 
 Headers go through `email.policy.SMTP`, which refuses CR/LF in header values; header
 names are checked here, so an outbox row can never smuggle in an extra header (Bcc: ...).
+
+`List-Unsubscribe` and `List-Unsubscribe-Post` (RFC 2369, RFC 8058) are written verbatim on one
+line: the policy's folding turns a line over 78 characters with no space in it (a long `<https://...>`)
+into RFC 2047 encoded-words, which Gmail and Yahoo do not decode there, so one-click unsubscribe
+would silently not work. A URL in angle brackets has no legal fold point, and RFC 5322 allows a
+line of up to 998 characters, so these headers get a header class of their own in the policy's
+`header_factory` (`email.headerregistry.HeaderRegistry.map_to_type`) whose `fold` writes them as
+given, after checking they are printable US-ASCII on one line of at most 998 octets.
 """
 from __future__ import annotations
 
@@ -10,8 +18,9 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email import policy
-from email.headerregistry import Address
+from email.headerregistry import Address, HeaderRegistry
 from email.message import EmailMessage
+from email.policy import EmailPolicy, Policy
 from email.utils import format_datetime
 
 from pbem.config import Config
@@ -31,6 +40,67 @@ class MessageError(ValueError):
     """An outbox row that cannot become a valid email (a permanent failure)."""
 
 
+# RFC 5322 2.1.1: a line is at most 998 characters, CRLF excluded.
+MAX_LINE_OCTETS = 998
+# Header values sent exactly as given: printable US-ASCII and spaces, nothing else.
+_VERBATIM_VALUE = re.compile(r"^[ !-~]*$")
+VERBATIM_HEADERS = ("List-Unsubscribe", "List-Unsubscribe-Post")
+_VERBATIM = {name.lower() for name in VERBATIM_HEADERS}
+
+
+def _verbatim_value_problem(value: str) -> str | None:
+    if "\r" in value or "\n" in value:
+        return "contains a line break"
+    if not _VERBATIM_VALUE.match(value):
+        return "must be printable US-ASCII"
+    if not value.strip():
+        return "is empty"
+    return None
+
+
+def verbatim_problem(name: str, value: str) -> str | None:
+    """Why `value` cannot be sent verbatim as header `name` on one line, or None."""
+    problem = _verbatim_value_problem(value)
+    if problem is None and len(f"{name}: {value}") > MAX_LINE_OCTETS:
+        problem = f"makes a header line over {MAX_LINE_OCTETS} octets"
+    return problem
+
+
+class VerbatimHeader:
+    """A header written exactly as given, on one line, never folded nor RFC 2047 encoded (the
+    `List-Unsubscribe` family: receivers parse the raw `<https://...>`). Used as a specialized
+    class of the policy's HeaderRegistry; at most one per message."""
+
+    max_count = 1
+
+    @classmethod
+    def parse(cls, value: str, kwds: dict) -> None:  # type: ignore[type-arg]
+        # Called when the header is set (msg[name] = value): a bad value is refused there.
+        problem = _verbatim_value_problem(value)
+        if problem:
+            raise ValueError(f"the header value {problem}")
+        kwds["parse_tree"] = None  # never used: fold() below writes the value itself
+        kwds["decoded"] = value
+
+    def fold(self, *, policy: Policy) -> str:
+        name = self.name  # type: ignore[attr-defined]
+        problem = verbatim_problem(name, str(self))
+        if problem:
+            raise ValueError(f"header {name} {problem}")
+        return f"{name}: {self}{policy.linesep}"
+
+
+def _mail_policy() -> EmailPolicy:
+    registry = HeaderRegistry()
+    for name in VERBATIM_HEADERS:
+        registry.map_to_type(name, VerbatimHeader)
+    return policy.SMTP.clone(header_factory=registry)
+
+
+# SMTP's policy (CRLF, 78-column folding, RFC 2047 for non-ASCII) plus the verbatim headers.
+MAIL_POLICY = _mail_policy()
+
+
 @dataclass(frozen=True)
 class Envelope:
     """What the SMTP transaction needs besides the message itself."""
@@ -48,7 +118,7 @@ def _single_address(header_value: object, what: str) -> Address:
 
 def build_message(row: OutboxMessage, cfg: Config) -> tuple[EmailMessage, Envelope]:
     """The email for `row` and its envelope. Raises MessageError for a malformed row."""
-    msg = EmailMessage(policy=policy.SMTP)
+    msg = EmailMessage(policy=MAIL_POLICY)
     try:
         msg["From"] = cfg.MAIL_FROM
         msg["To"] = row.to_addr
@@ -91,5 +161,9 @@ def _extra_headers(row: OutboxMessage) -> dict[str, str]:
             raise MessageError(f"header {name} may not be set as an extra header")
         if not isinstance(value, str):
             raise MessageError(f"header {name} must be a string")
+        if name.lower() in _VERBATIM:
+            problem = verbatim_problem(name, value)
+            if problem:
+                raise MessageError(f"header {name} {problem}")
         clean[name] = value
     return clean

@@ -4,9 +4,15 @@
 relay's trouble, and taking web processes out of rotation would not fix it); 503 when the
 database does not answer. Any page hit by a database outage answers 503 with a plain
 explanation too (`init_database_errors`), never a bare 500.
+
+Anyone (a load balancer) gets the verdict only: `{"status", "database": {"ok"}, "outbox": {"ok"}}`.
+The detail (pending and failed counts, the age of the oldest undelivered email, the database
+error) is for monitors that send `Authorization: Bearer <HEALTH_TOKEN>`; with HEALTH_TOKEN
+unset (the default) nobody gets it. A missing or wrong token is not an error: it gets the verdict.
 """
 from __future__ import annotations
 
+import hmac
 import logging
 from datetime import datetime, timezone
 
@@ -18,7 +24,7 @@ from sqlmodel import select
 
 from pbem.db import read_scope
 from pbem.models import OutboxMessage, OutboxStatus
-from pbem.web.context import db
+from pbem.web.context import config, db
 
 bp = Blueprint("health", __name__)
 log = logging.getLogger(__name__)
@@ -31,9 +37,23 @@ def _naive_utc(moment: datetime) -> datetime:
     return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
 
 
+def detail_allowed(header: str | None, token: str) -> bool:
+    """Whether `Authorization: Bearer <token>` was sent with the configured HEALTH_TOKEN (never
+    when that is empty); constant-time comparison."""
+    if not token or not header:
+        return False
+    scheme, _, given = header.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(given.strip().encode(), token.encode())
+
+
 @bp.get("/healthz")
 def healthz():  # type: ignore[no-untyped-def]
     now = datetime.now(timezone.utc).replace(tzinfo=None)
+    detailed = detail_allowed(request.headers.get("Authorization"), config().HEALTH_TOKEN)
+    headers = {"Cache-Control": "no-store", "Vary": "Authorization"}
+    failed = 0
     try:
         with read_scope(db()) as session:
             session.exec(text("SELECT 1"))
@@ -41,27 +61,28 @@ def healthz():  # type: ignore[no-untyped-def]
             oldest, pending = session.exec(
                 select(func.min(OutboxMessage.created_at), func.count()).where(waiting)
             ).one()
-            failed = session.exec(
-                select(func.count()).where(OutboxMessage.status == OutboxStatus.FAILED)
-            ).one()
+            if detailed:
+                failed = session.exec(
+                    select(func.count()).where(OutboxMessage.status == OutboxStatus.FAILED)
+                ).one()
     except SQLAlchemyError as exc:
         # The class only: a driver message may name hosts or users.
         log.error("health check: database unreachable (%s)", type(exc).__name__)
-        body = {"status": "error", "database": {"ok": False, "error": "the database does not answer"}}
-        return jsonify(body), 503, {"Cache-Control": "no-store"}
+        body: dict = {"status": "error", "database": {"ok": False}, "outbox": {"ok": False}}
+        if detailed:
+            body["database"]["error"] = "the database does not answer"
+        return jsonify(body), 503, headers
     age = max(0.0, (now - _naive_utc(oldest)).total_seconds()) if oldest else 0.0
     outbox_ok = age < STALE_OUTBOX_SECONDS
-    body = {
-        "status": "ok" if outbox_ok else "degraded",
-        "database": {"ok": True},
-        "outbox": {
-            "ok": outbox_ok,
+    body = {"status": "ok" if outbox_ok else "degraded", "database": {"ok": True},
+            "outbox": {"ok": outbox_ok}}
+    if detailed:
+        body["outbox"].update({
             "pending": int(pending),
             "failed": int(failed),
             "oldest_pending_age_seconds": round(age, 1),
-        },
-    }
-    return jsonify(body), 200, {"Cache-Control": "no-store"}
+        })
+    return jsonify(body), 200, headers
 
 
 OUTAGE_PAGE = """<!doctype html>

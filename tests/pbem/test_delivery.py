@@ -75,11 +75,34 @@ def test_message_is_utf8_text_and_html_alternatives_with_short_lines():
     {"headers_json": json.dumps({"Bcc": "thief@evil.test"})},
     {"headers_json": json.dumps({"Subject": "another subject"})},
     {"headers_json": "[1, 2]"},
+    {"headers_json": json.dumps({"List-Unsubscribe": "<https://korsar.test/u/abc>\nBcc: thief@evil.test"})},
+    {"headers_json": json.dumps({"List-Unsubscribe": "<https://korsar.test/u/ä>"})},
+    {"headers_json": json.dumps({"List-Unsubscribe": "<https://korsar.test/u/" + "a" * 960 + ">"})},
+    {"headers_json": json.dumps({"List-Unsubscribe": "<a>", "list-unsubscribe": "<b>"})},
+    {"headers_json": json.dumps({"List-Unsubscribe-Post": "List-Unsubscribe=One-Click\r\nBcc: x@y.test"})},
 ], ids=["crlf-subject", "lf-subject", "crlf-to", "two-recipients", "no-address", "crlf-header-name",
-        "crlf-header-value", "extra-bcc", "extra-subject", "headers-not-object"])
+        "crlf-header-value", "extra-bcc", "extra-subject", "headers-not-object",
+        "lf-list-unsubscribe", "non-ascii-list-unsubscribe", "list-unsubscribe-over-998",
+        "two-list-unsubscribe", "crlf-list-unsubscribe-post"])
 def test_header_injection_and_malformed_rows_are_refused(fields):
     with pytest.raises(MessageError):
         build_message(outbox_row(**fields), CFG)
+
+
+def test_list_unsubscribe_goes_out_verbatim_on_one_line_up_to_998_octets():
+    # RFC 2047 encoded-words (what the 78-column folding makes of a long URL) are not decoded by
+    # Gmail or Yahoo in this header: one-click unsubscribe would silently not work.
+    url = "<https://korsar.example.org/u/" + "A1b2-_." * 130 + ">"  # no legal fold point inside
+    line = b"List-Unsubscribe: " + url.encode()
+    assert 78 < len(line) <= 998
+    msg, _ = build_message(outbox_row(headers_json=json.dumps({
+        "List-Unsubscribe": url, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"})), CFG)
+    wire = msg.as_bytes()
+    assert line + b"\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n" in wire
+    assert b"=?utf-8?q?=3C" not in wire
+    assert wire.isascii()
+    assert msg["Subject"] == "Your turn in Korsar: ship 3 ⚓"  # other headers are still encoded/folded
+    assert b"=?utf-8?" in wire.split(b"\r\nSubject: ", 1)[1].split(b"\r\n", 1)[0]
 
 
 @pytest.mark.parametrize("attempts, low, high", [

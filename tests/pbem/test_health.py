@@ -1,4 +1,5 @@
-"""/healthz: database and outbox health as JSON; 200 while the database answers, 503 when not."""
+"""/healthz: database and outbox health as JSON; 200 while the database answers, 503 when not.
+Anyone gets the verdict; the detail (counts, age) needs `Authorization: Bearer <HEALTH_TOKEN>`."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -28,8 +29,19 @@ def _queue(app, *, age_minutes: float, status: str = OutboxStatus.PENDING) -> No
         ))
 
 
-def test_healthy_with_an_empty_outbox(client):
-    response = client.get("/healthz")
+TOKEN = "health-token-for-the-monitor-7f3a"
+BEARER = {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture
+def monitored(app):
+    """The app with a HEALTH_TOKEN set (the monitor's)."""
+    app.config["KORSAR"].HEALTH_TOKEN = TOKEN
+    return app
+
+
+def test_healthy_with_an_empty_outbox(monitored, client):
+    response = client.get("/healthz", headers=BEARER)
     assert response.status_code == 200
     assert response.is_json
     assert response.json == {
@@ -40,12 +52,12 @@ def test_healthy_with_an_empty_outbox(client):
     assert response.headers["Cache-Control"] == "no-store"
 
 
-def test_reports_the_age_of_the_oldest_pending_email_only(app, client):
-    _queue(app, age_minutes=10)
-    _queue(app, age_minutes=2, status=OutboxStatus.SENDING)
-    _queue(app, age_minutes=600, status=OutboxStatus.SENT)
-    _queue(app, age_minutes=900, status=OutboxStatus.FAILED)
-    outbox = client.get("/healthz").json["outbox"]
+def test_reports_the_age_of_the_oldest_pending_email_only(monitored, client):
+    _queue(monitored, age_minutes=10)
+    _queue(monitored, age_minutes=2, status=OutboxStatus.SENDING)
+    _queue(monitored, age_minutes=600, status=OutboxStatus.SENT)
+    _queue(monitored, age_minutes=900, status=OutboxStatus.FAILED)
+    outbox = client.get("/healthz", headers=BEARER).json["outbox"]
     assert outbox["pending"] == 2
     assert outbox["failed"] == 1
     assert 595 <= outbox["oldest_pending_age_seconds"] <= 660
@@ -56,8 +68,42 @@ def test_a_stale_outbox_is_degraded_but_still_200(app, client):
     _queue(app, age_minutes=20)
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json["status"] == "degraded"
-    assert response.json["outbox"]["ok"] is False
+    assert response.json == {"status": "degraded", "database": {"ok": True}, "outbox": {"ok": False}}
+
+
+@pytest.mark.parametrize("authorization", [
+    None, "", "Bearer", "Bearer wrong-token", f"Basic {TOKEN}", f"Bearer {TOKEN}x", f"Bearer {TOKEN[:-1]}",
+    "Bearer tökén",
+])
+def test_without_the_token_only_the_verdict_is_shown(monitored, client, authorization):
+    _queue(monitored, age_minutes=10)
+    _queue(monitored, age_minutes=900, status=OutboxStatus.FAILED)
+    headers = {} if authorization is None else {"Authorization": authorization}
+    response = client.get("/healthz", headers=headers)
+    assert response.status_code == 200
+    assert response.json == {"status": "ok", "database": {"ok": True}, "outbox": {"ok": True}}
+    assert response.headers["Cache-Control"] == "no-store"
+
+
+@pytest.mark.parametrize("authorization", [f"Bearer {TOKEN}", f"bearer {TOKEN}", f"Bearer  {TOKEN} "])
+def test_the_monitor_token_shows_the_detail(monitored, client, authorization):
+    _queue(monitored, age_minutes=900, status=OutboxStatus.FAILED)
+    outbox = client.get("/healthz", headers={"Authorization": authorization}).json["outbox"]
+    assert outbox == {"ok": True, "pending": 0, "failed": 1, "oldest_pending_age_seconds": 0.0}
+
+
+def test_no_health_token_configured_means_nobody_gets_the_detail(app, client):
+    assert app.config["KORSAR"].HEALTH_TOKEN == ""
+    for authorization in ("Bearer ", "Bearer", f"Bearer {TOKEN}"):
+        response = client.get("/healthz", headers={"Authorization": authorization})
+        assert response.json == {"status": "ok", "database": {"ok": True}, "outbox": {"ok": True}}
+
+
+def test_health_token_is_read_from_the_environment():
+    from pbem.config import Config
+
+    assert Config.from_env({"KORSAR_ENV": "testing"}).HEALTH_TOKEN == ""
+    assert Config.from_env({"KORSAR_ENV": "testing", "HEALTH_TOKEN": TOKEN}).HEALTH_TOKEN == TOKEN
 
 
 @pytest.mark.parametrize("unreachable", ["postgresql", "sqlite"])
@@ -65,9 +111,14 @@ def test_503_when_the_database_does_not_answer(tmp_path, unreachable):
     app = _unreachable_app(tmp_path, unreachable)
     response = app.test_client().get("/healthz")
     assert response.status_code == 503
-    assert response.json == {"status": "error",
+    assert response.json == {"status": "error", "database": {"ok": False}, "outbox": {"ok": False}}
+    app.config["KORSAR"].HEALTH_TOKEN = TOKEN
+    detailed = app.test_client().get("/healthz", headers=BEARER)
+    assert detailed.status_code == 503
+    assert detailed.json == {"status": "error", "outbox": {"ok": False},
                              "database": {"ok": False, "error": "the database does not answer"}}
-    assert "nobody" not in response.get_data(as_text=True)
+    for answer in (response, detailed):
+        assert "nobody" not in answer.get_data(as_text=True)
     app.extensions["korsar_db"].dispose()
 
 

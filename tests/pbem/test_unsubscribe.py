@@ -1,14 +1,18 @@
 """Unsubscribe: a page with a button (GET changes nothing) and the RFC 8058 one-click POST.
-Reminders and event emails stop; turn emails still come."""
+Reminders and event emails stop; turn emails still come. Every email to a player carries the
+one-click headers, raw on one line on the wire."""
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 
 from clockkit import T0, deliver, game_row, headers, mails, mover, seat_row, start_game, sweep
-from pbem.clocks.unsubscribe import sign_unsubscribe
+from pbem.clocks.unsubscribe import sign_unsubscribe, unsubscribe_url
 from pbem.db import session_scope
+from pbem.models import utcnow
 
 
 @pytest.fixture
@@ -73,16 +77,125 @@ def test_a_damaged_link_gets_a_clear_400_and_changes_nothing(client, setup, toke
     assert not seat_row(engine, game_id, mover(engine, game_id).position).unsubscribed
 
 
-def test_every_notification_email_carries_the_one_click_headers(client, setup, smtp_server):
+def test_reminders_and_turn_emails_carry_the_one_click_headers(client, setup, smtp_server):
     engine, cfg, game_id = setup
     sweep(engine, cfg, T0 + timedelta(hours=5))
     deliver(engine, cfg, smtp_server, T0 + timedelta(hours=5))  # a reminder is rendered when sent
-    assert mails(engine, "reminder")
-    for row in mails(engine, "reminder"):
+    deliver(engine, cfg, smtp_server, utcnow())  # the turn email (queued at the clock's real now)
+    assert mails(engine, "reminder") and mails(engine, "turn")
+    for row in mails(engine, "reminder") + mails(engine, "turn"):
+        # A turn email's link stops reminders and event emails, not the game (the page says so).
         assert headers(row)["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
-        assert "/u/" in row.text_body
-    for row in mails(engine, "turn"):
-        assert "List-Unsubscribe" not in headers(row)  # turn emails cannot be switched off
+        assert headers(row)["List-Unsubscribe"].startswith("<http://korsar.test/u/")
+        assert "/u/" in row.text_body and "/u/" in row.html_body
+
+
+def test_the_unsubscribe_page_says_the_player_stays_in_the_game(client, setup):
+    engine, cfg, game_id = setup
+    link = f"/u/{sign_unsubscribe(cfg, mover(engine, game_id))}"
+    before, after = (" ".join(page.get_data(as_text=True).split()) for page in (client.get(link), client.post(link)))
+    assert "This does not take you out of the game" in before
+    assert "You are still in the game" in after
+    assert "your turn still come" in before and "your turn still come" in after
+
+
+# ---------------------------------------------------------------- the raw header on the wire
+LONG_BASE_URL = "https://korsar.example.org"
+
+
+def _raw_by_message_id(smtp_server) -> dict[str, bytes]:  # type: ignore[no-untyped-def]
+    found = {}
+    for data in smtp_server.raw:
+        head = data.split(b"\r\n\r\n", 1)[0]
+        match = re.search(rb"^Message-ID: (<[^>\r\n]+>)\r$", head, re.M | re.I)
+        assert match, head
+        found[match.group(1).decode()] = head
+    return found
+
+
+def _assert_raw_one_click(head: bytes, cfg, seat) -> None:  # type: ignore[no-untyped-def]
+    """The header block carries both headers verbatim, each on one line (no fold, no RFC 2047)."""
+    line = b"List-Unsubscribe: <" + unsubscribe_url(cfg, seat).encode() + b">\r\n"
+    assert len(line) - 2 > 78  # a realistic https link with its token: longer than 78 columns
+    assert line in head + b"\r\n"
+    after = (head + b"\r\n").split(line, 1)[1]
+    assert not after[:1].isspace()  # nothing folded onto a continuation line
+    assert re.search(rb"^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r?$", head, re.M)
+    list_lines = [line for line in head.split(b"\r\n") if line.lower().startswith(b"list-")]
+    assert len(list_lines) == 2 and not [line for line in list_lines if b"=?" in line]  # no RFC 2047
+
+
+def test_list_unsubscribe_reaches_the_smtp_server_raw_on_one_line(app, smtp_server):
+    engine = app.extensions["korsar_db"]
+    cfg = replace(app.config["KORSAR"], BASE_URL=LONG_BASE_URL)
+    game_id = start_game(engine, cfg, deadline_hours=10)
+    sweep(engine, cfg, T0 + timedelta(hours=5))
+    deliver(engine, cfg, smtp_server, T0 + timedelta(hours=5))
+    raw = _raw_by_message_id(smtp_server)
+    seat = mover(engine, game_id)
+    (reminder,) = mails(engine, "reminder", seat.email)
+    _assert_raw_one_click(raw[reminder.message_id], cfg, seat)
+    # What a receiver's parser sees: the URL itself, which the one-click POST then reaches.
+    (received,) = [m for m in smtp_server.to(seat.email) if m["Message-ID"] == reminder.message_id]
+    assert received["List-Unsubscribe"] == f"<{unsubscribe_url(cfg, seat)}>"
+
+
+def test_every_email_kind_to_a_player_carries_the_raw_one_click_headers(app, smtp_server):
+    """Walks every email kind (every template in email_templates/): each one to a player has
+    both headers raw on the wire and says in both bodies how to stop it; the admins' copy of
+    a pause has no unsubscribe link and says how to stop it too."""
+    from pbem.clocks import emails
+    from pbem.clocks.vacation import take_vacation
+    from pbem.games import lifecycle, notify
+    from pbem.games.service import load_state, seats_of
+    from pbem.mail.render import email_names
+    from pbem.models import Game
+
+    engine = app.extensions["korsar_db"]
+    cfg = replace(app.config["KORSAR"], BASE_URL=LONG_BASE_URL, ADMIN_EMAILS=["boss@example.com"])
+    # Rows queued by the game service and lifecycle are stamped with the real clock: they are
+    # delivered at utcnow(); reminders at the sweep's instant (after the deadline they are void).
+    game_id = start_game(engine, cfg, deadline_hours=10)  # welcome x2, turn
+    deliver(engine, cfg, smtp_server, utcnow())
+    sweep(engine, cfg, T0 + timedelta(hours=5))  # reminder (written at delivery)
+    deliver(engine, cfg, smtp_server, T0 + timedelta(hours=5))
+    with session_scope(engine) as session:  # the admin's nudge: a reminder outside the ladder
+        lifecycle.send_reminder_now(session, cfg, game_id, now=T0 + timedelta(hours=6), actor="admin")
+    deliver(engine, cfg, smtp_server, T0 + timedelta(hours=6))
+    sweep(engine, cfg, T0 + timedelta(hours=11))  # timeout: timeout_autoplay and the next turn
+    deliver(engine, cfg, smtp_server, utcnow())
+    later = T0 + timedelta(hours=12)
+    with session_scope(engine) as session:
+        seats = seats_of(session, game_id)
+        take_vacation(session, cfg, game_id, 0, (T0 + timedelta(days=2)).date(),
+                      (T0 + timedelta(days=3)).date(), now=later)  # vacation
+    with session_scope(engine) as session:
+        game, seats = session.get(Game, game_id), seats_of(session, game_id)
+        emails.queue_deadline_moved(session, cfg, game, seats[game.to_move], now=later)  # notice
+        emails.queue_seat_to_bot(session, cfg, game, seats[0], seats, reason="admin", now=later)
+        for kind in ("attacked", "news", "digest"):
+            emails.queue_events(session, cfg, game, seats[1], kind, ["Ann drew a card."], now=later)
+        emails.queue_paused(session, cfg, game, seats, reason="timeout", now=later)  # + the admin
+        notify.queue_game_over(session, cfg, game, seats, load_state(game))  # written at delivery
+    deliver(engine, cfg, smtp_server, utcnow())
+
+    raw = _raw_by_message_id(smtp_server)
+    with session_scope(engine) as session:
+        seats = {s.id: s for s in seats_of(session, game_id)}
+    sent = [row for row in mails(engine) if row.status == "sent"]
+    assert {row.kind for row in sent} == set(email_names())  # a new kind must be walked here too
+    assert not [row for row in mails(engine) if row.status not in ("sent", "cancelled")]
+    for row in sent:
+        head = raw[row.message_id]
+        if row.seat_id is None:  # the admins' copy of the pause
+            assert row.to_addr == "boss@example.com" and b"list-unsubscribe" not in head.lower()
+            assert "To stop these emails" in row.text_body and "To stop these emails" in row.html_body
+            continue
+        seat = seats[row.seat_id]
+        _assert_raw_one_click(head, cfg, seat)
+        url = unsubscribe_url(cfg, seat)
+        assert url in row.text_body and url in row.html_body, row.kind  # it says how to stop it
+        assert "Stop reminders and event emails" in row.text_body, row.kind
 
 
 def test_the_prefs_page_turns_reminders_back_on_and_switches_to_the_daily_digest(client, setup,

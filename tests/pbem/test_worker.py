@@ -56,6 +56,32 @@ def test_run_once_delivers_what_is_queued(app, smtp_server):
     assert sorted(m["Subject"] for m in smtp_server.messages) == ["Mail 0", "Mail 1", "Mail 2"]
 
 
+def test_a_backlog_drains_in_small_claims_over_one_smtp_connection(engine, database_url, monkeypatch):
+    import pbem.mail.delivery as delivery
+    import pbem.worker as worker
+    from smtp_fakes import mail_config
+
+    assert worker.BATCH_SIZE <= 10  # a dead worker strands at most this many emails for a lease
+    claims: list[int] = []
+    real_claim = delivery.claim_due
+
+    def counting_claim(*args, **kwargs):  # type: ignore[no-untyped-def]
+        rows, reclaimed = real_claim(*args, **kwargs)
+        claims.append(len(rows))
+        return rows, reclaimed
+
+    monkeypatch.setattr(delivery, "claim_due", counting_claim)
+    server = ScriptedSmtp().start()
+    try:
+        queue_emails(engine, 25, created_at=utcnow() - timedelta(minutes=1))
+        result = worker.run_job("deliver", engine, mail_config(database_url, server.port))
+        assert result["sent"] == 25
+        assert claims == [10, 10, 5]  # the loop went on while the batches came back full
+        assert server.connections == 1  # one connection for the whole run, not one per batch
+    finally:
+        server.stop()
+
+
 def test_worker_once_command_delivers_and_exits(runner, app, smtp_server):
     queue_emails(app.extensions["korsar_db"], 2)
     result = runner.invoke(args=["worker", "--once"])
