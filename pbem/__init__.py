@@ -39,6 +39,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     from pbem import cli
     from pbem.web import admin, dev, health, player
+    from pbem.web.converters import IdConverter
+
+    app.url_map.converters["id"] = IdConverter  # before the routes that use <id:...> register
 
     csrf.exempt(player.bp)
     app.register_blueprint(player.bp)
@@ -55,11 +58,13 @@ def _init_production_pieces(app: Flask, config: Config) -> None:
     """JSON request logs (tokens redacted) and security headers on every response."""
     from pbem.logging import configure_logging, init_request_logging
     from pbem.web.health import init_database_errors
-    from pbem.web.security import init_security_headers, trust_proxies
+    from pbem.web.security import init_origin_check, init_security_headers, trust_proxies
 
     if config.KORSAR_ENV != "testing":  # under pytest, caplog and capsys own the handlers
         configure_logging()
     init_request_logging(app)
     init_security_headers(app, https=config.BASE_URL.startswith("https://"))
     trust_proxies(app, config.FORWARDED_HOPS)
+    # The one-click unsubscribe POST comes from mail providers' servers, with their Origin or none.
+    init_origin_check(app, config.BASE_URL, exempt={"prefs.unsubscribe"})
     init_database_errors(app)

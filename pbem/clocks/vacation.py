@@ -22,6 +22,15 @@ from pbem.games.service import GameError, GameNotRunning, lock_game_with_seats
 from pbem.models import Game, GameStatus, Seat
 
 
+# How far ahead a vacation may be booked (its last day at most this many days after today): a
+# game lasts weeks, and no date past it can overflow the calendar (9999-12-31 + 1 day).
+BOOK_AHEAD_DAYS = 365
+
+
+def last_bookable_day(today: date) -> date:
+    return today + timedelta(days=BOOK_AHEAD_DAYS)
+
+
 def days_left(cfg: Config, seat: Seat) -> float:
     return max(0.0, round(cfg.VACATION_DAYS_PER_GAME - seat.vacation_days_used, 2))
 
@@ -44,6 +53,9 @@ def take_vacation(session: Session, cfg: Config, game_id: int, position: int, fi
         raise GameError("The last day of your vacation must not be before its first day.", 422)
     if first_day < today:
         raise GameError("A vacation cannot start in the past.", 422)
+    if last_day > last_bookable_day(today):
+        raise GameError(f"The last day of your vacation must be within the next {BOOK_AHEAD_DAYS} days "
+                        f"(by {last_bookable_day(today).isoformat()}).", 422)
     if seat.vacation_end is not None and seat.vacation_end > now:
         raise GameError("You already have a vacation booked in this game; "
                         "wait until it is over to book another.", 409)

@@ -19,7 +19,7 @@ from sqlmodel import Session, select
 from pbem import links
 from pbem.clocks.schedule import local_time_text, replan_reminders, seat_zone, to_local
 from pbem.clocks.unsubscribe import read_unsubscribe
-from pbem.clocks.vacation import cancel_vacation, days_left, take_vacation
+from pbem.clocks.vacation import cancel_vacation, days_left, last_bookable_day, take_vacation
 from pbem.db import read_scope, session_scope
 from pbem.games.service import GameError
 from pbem.logging import log_context
@@ -66,9 +66,10 @@ def _page(token: str, message: str = "", error: str = "", form: dict[str, str] |
         away = None
         if seat.vacation_end is not None and seat.vacation_end > now and seat.vacation_start:
             away = (local_time_text(seat.vacation_start, seat), local_time_text(seat.vacation_end, seat))
-        today = to_local(now, seat_zone(seat)).date().isoformat()
+        today = to_local(now, seat_zone(seat)).date()
         return render_template(
-            "prefs/prefs.html", game=game, seat=seat, token=token, away=away, today=today,
+            "prefs/prefs.html", game=game, seat=seat, token=token, away=away, today=today.isoformat(),
+            last_day=last_bookable_day(today).isoformat(),
             days_left=days_left(config(), seat), message=message, error=error, form=form or {},
             game_url=links.seat_url(config(), token),
         ), status
@@ -153,7 +154,8 @@ def set_timezone(token: str) -> Any:
     name = request.form.get("timezone", "").strip()
     try:
         if name not in available_timezones():
-            raise GameError(f"{name or 'An empty name'!r} is not a time zone like Europe/Paris "
+            shown = name if len(name) <= 60 else name[:60] + "…"  # the page echoes no 10 kB field
+            raise GameError(f"{shown or 'An empty name'!r} is not a time zone like Europe/Paris "
                             "or America/New_York.", 422)
         _update_seat(token, timezone=name)
     except links.LinkError as exc:

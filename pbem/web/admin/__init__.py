@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from flask import Blueprint, abort, render_template, request
+from flask import Blueprint, abort, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
 from pbem.auth import current_admin_email, load_admin, login_redirect
@@ -49,9 +49,31 @@ def admin_error(exc: HTTPException) -> Any:
                            description=exc.description), exc.code
 
 
+@bp.app_errorhandler(404)
+def unknown_admin_url(exc: HTTPException) -> Any:
+    """A URL under /admin that matches no route (an id past `pbem.web.converters.MAX_ID`, a
+    word where an id belongs): the dashboard's error page too. Flask gives a blueprint's own
+    handlers only the URLs one of its rules matched; everything else keeps its default page."""
+    if request.blueprint == bp.name:
+        return admin_error(exc)  # (a code's handler comes before any class handler, even the blueprint's)
+    if request.blueprint is not None or not request.path.startswith(f"{bp.url_prefix}/"):
+        return exc
+    return render_template("admin/error.html", code=404, name="Not Found",
+                           description="There is no such page in the dashboard."), 404
+
+
 @bp.context_processor
 def admin_context() -> dict[str, Any]:
     return {"admin_email": current_admin_email()}
+
+
+@bp.app_template_global("page_url")
+def page_url(endpoint: str, page: int) -> str:
+    """The list at `endpoint` on page `page`, keeping the query's filters. Keys that url_for
+    reads itself (`endpoint`, `_external`, `_scheme`, ...) are dropped: copied from the query
+    string they raised a TypeError (a 500) or made an absolute link to another scheme."""
+    args = {k: v for k, v in request.args.items() if k not in ("endpoint", "page") and not k.startswith("_")}
+    return url_for(endpoint, **args, page=page)
 
 
 @bp.app_template_filter("admin_dt")

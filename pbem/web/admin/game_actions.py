@@ -18,7 +18,7 @@ from pbem.games.admin_actions import resend_turn_email
 from pbem.games.service import GameError
 from pbem.models import utcnow
 from pbem.web.admin import bp
-from pbem.web.admin.forms import ChangeEmailForm, ExtendDeadlineForm, HandToBotForm
+from pbem.web.admin.forms import ChangeEmailForm, ExtendDeadlineForm, HandToBotForm, has_control_characters
 from pbem.web.admin.games import render_detail
 from pbem.web.context import config, db
 
@@ -38,7 +38,7 @@ def run_action(game_id: int, name: str, action: Action, **error_forms: Any) -> A
     return redirect(url_for("admin.game_detail", game_id=game_id), code=303)
 
 
-@bp.route("/games/<int:game_id>/resend", methods=["POST"])
+@bp.route("/games/<id:game_id>/resend", methods=["POST"])
 def game_resend(game_id: int) -> Any:
     def act(session: Session, now: Any, actor: str) -> tuple[str, str]:
         seat = resend_turn_email(session, config(), game_id, now=now)
@@ -46,7 +46,7 @@ def game_resend(game_id: int) -> Any:
     return run_action(game_id, "resend_turn_email", act)
 
 
-@bp.route("/games/<int:game_id>/nudge", methods=["POST"])
+@bp.route("/games/<id:game_id>/nudge", methods=["POST"])
 def game_nudge(game_id: int) -> Any:
     def act(session: Session, now: Any, actor: str) -> tuple[str, str]:
         seat = lifecycle.send_reminder_now(session, config(), game_id, now=now, actor=actor)
@@ -54,7 +54,7 @@ def game_nudge(game_id: int) -> Any:
     return run_action(game_id, "nudge", act)
 
 
-@bp.route("/games/<int:game_id>/pause", methods=["POST"])
+@bp.route("/games/<id:game_id>/pause", methods=["POST"])
 def game_pause(game_id: int) -> Any:
     def act(session: Session, now: Any, actor: str) -> tuple[str, str]:
         lifecycle.pause_game(session, config(), game_id, now=now, actor=actor)
@@ -62,7 +62,7 @@ def game_pause(game_id: int) -> Any:
     return run_action(game_id, "pause", act)
 
 
-@bp.route("/games/<int:game_id>/resume", methods=["POST"])
+@bp.route("/games/<id:game_id>/resume", methods=["POST"])
 def game_resume(game_id: int) -> Any:
     def act(session: Session, now: Any, actor: str) -> tuple[str, str]:
         lifecycle.resume_game(session, config(), game_id, now=now, actor=actor)
@@ -70,7 +70,7 @@ def game_resume(game_id: int) -> Any:
     return run_action(game_id, "resume", act)
 
 
-@bp.route("/games/<int:game_id>/extend", methods=["POST"])
+@bp.route("/games/<id:game_id>/extend", methods=["POST"])
 def game_extend(game_id: int) -> Any:
     form = ExtendDeadlineForm()
     if not form.validate():
@@ -85,7 +85,7 @@ def game_extend(game_id: int) -> Any:
     return run_action(game_id, "extend_deadline", act, extend_form=form)
 
 
-@bp.route("/games/<int:game_id>/seats/<int:position>/email", methods=["POST"])
+@bp.route("/games/<id:game_id>/seats/<id(min=0):position>/email", methods=["POST"])
 def seat_email(game_id: int, position: int) -> Any:
     form = ChangeEmailForm()
     if not form.validate():
@@ -100,7 +100,7 @@ def seat_email(game_id: int, position: int) -> Any:
     return run_action(game_id, "change_email", act, email_forms={position: form})
 
 
-@bp.route("/games/<int:game_id>/seats/<int:position>/bot", methods=["POST"])
+@bp.route("/games/<id:game_id>/seats/<id(min=0):position>/bot", methods=["POST"])
 def seat_to_bot(game_id: int, position: int) -> Any:
     form = HandToBotForm()
     if not form.validate():
@@ -114,7 +114,7 @@ def seat_to_bot(game_id: int, position: int) -> Any:
     return run_action(game_id, "seat_to_bot", act)
 
 
-@bp.route("/games/<int:game_id>/seats/<int:position>/human", methods=["POST"])
+@bp.route("/games/<id:game_id>/seats/<id(min=0):position>/human", methods=["POST"])
 def seat_back(game_id: int, position: int) -> Any:
     def act(session: Session, now: Any, actor: str) -> tuple[str, str]:
         seat = lifecycle.hand_seat_back(session, config(), game_id, position, now=now, actor=actor)
@@ -122,9 +122,12 @@ def seat_back(game_id: int, position: int) -> Any:
     return run_action(game_id, "seat_back", act)
 
 
-@bp.route("/games/<int:game_id>/abort", methods=["POST"])
+@bp.route("/games/<id:game_id>/abort", methods=["POST"])
 def game_abort(game_id: int) -> Any:
     reason = (request.form.get("reason") or "").strip()[:300]
+    if has_control_characters(reason):
+        return render_detail(game_id, error="The game was not aborted: remove the control characters "
+                             "(such as NUL) from the reason.", status=422)
 
     def act(session: Session, now: Any, actor: str) -> tuple[str, str]:
         lifecycle.abort_game(session, config(), game_id, now=now, actor=actor, reason=reason)

@@ -36,7 +36,7 @@ def outbox() -> Any:
                            button=ButtonForm(), now=utcnow())
 
 
-@bp.route("/outbox/<int:message_id>")
+@bp.route("/outbox/<id:message_id>")
 def outbox_message(message_id: int) -> Any:
     with read_scope(db()) as session:
         row = session.get(OutboxMessage, message_id)
@@ -45,7 +45,7 @@ def outbox_message(message_id: int) -> Any:
     return render_template("admin/outbox_message.html", row=row, button=ButtonForm())
 
 
-@bp.route("/outbox/<int:message_id>/retry", methods=["POST"])
+@bp.route("/outbox/<id:message_id>/retry", methods=["POST"])
 def outbox_retry(message_id: int) -> Any:
     actor = current_admin_email() or "?"
     try:

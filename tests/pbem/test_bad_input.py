@@ -1,0 +1,411 @@
+"""Bad input never gets a 5xx: every route of the app (enumerated from its url_map, so a new
+route is covered, or this fails until it gets sample values) is walked with out-of-range,
+negative, non-numeric, huge, empty, very long and control-character values in each URL part
+and in each query or form field its view reads, anonymously and as a logged-in admin, with
+good and bad CSRF tokens. A refused request (4xx) changes nothing in the database.
+
+The known 500s each have their own test below the walk."""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+from urllib.parse import quote
+
+import engine
+import pytest
+from sqlalchemy import event, text
+from sqlmodel import Session, col, select
+from test_admin_support import (  # noqa: F401  (fixtures)
+    ADMIN_EMAIL,
+    ADMIN_PASSWORD,
+    admin_app,
+    cfg_of,
+    csrf_token_of,
+    db_of,
+    new_game,
+    text_of,
+)
+
+from pbem import links
+from pbem.clocks.unsubscribe import sign_unsubscribe
+from pbem.db import session_scope
+from pbem.games.service import load_state
+from pbem.models import Game, LoginAttempt, OutboxMessage, Seat, utcnow
+
+HUGE = [str(2**31), str(2**63), str(2**64), str(10**30)]
+BAD_VALUES = [
+    "0", "-1", "abc", "", *HUGE, "x" * 10_000, "a\r\nb", "a\x00b", "%00", "nan", "1e309",
+    "9999-12-31", "0001-01-01", "\u0663",  # an Arabic-Indic 3: a digit to Python's int() and \\d
+]
+# In a URL path the values are percent-encoded: "%00" arrives as the three characters, "a\x00b"
+# with a NUL. A '/' would only reach another route, so path values never contain one.
+TOMORROW = (utcnow().date() + timedelta(days=1)).isoformat()
+
+# What each view reads besides its URL: endpoint -> {(where, name): a valid value}. Every
+# endpoint must be listed (an empty dict: the view reads nothing). "form" fields are sent with
+# a POST, "args" in the query string. Admin POSTs get the session's CSRF token unless it is the
+# field under test.
+GAME_FORM = {("form", "name"): "Bad input", ("form", "deadline_hours"): "72",
+             ("form", "reminders"): "50,85", ("form", "on_timeout"): "autoplay",
+             ("form", "end_settlement"): "resolve", ("form", "teams"): "", ("form", "waiting_time"): "",
+             ("form", "players-0-name"): "Ann", ("form", "players-0-email"): "ann@example.com",
+             ("form", "players-0-kind"): "human", ("form", "players-1-kind"): "bot:greedy"}
+# Keys the pager's links copy from the query string into url_for (which has keyword arguments
+# of its own: `endpoint`, `_external`, `_scheme`, `_anchor`, `_method`).
+PAGER_KEYS = {("args", "endpoint"): "", ("args", "_scheme"): "", ("args", "_external"): "",
+              ("args", "_anchor"): "", ("args", "_method"): ""}
+FIELDS: dict[str, dict[tuple[str, str], str]] = {
+    "static": {},
+    "player.confirm_move": {("args", "version"): "1"},
+    "player.play_move": {("form", "expected_version"): "1", ("form", "version"): "1", ("form", "move"): "{}"},
+    "player.game_page": {("args", "played"): "1"},
+    "admin.login": {("form", "email"): ADMIN_EMAIL, ("form", "password"): ADMIN_PASSWORD,
+                    ("args", "next"): "/admin/stats"},
+    "admin.logout": {},
+    "admin.games_list": {("args", "status"): "running", ("args", "sort"): "id", ("args", "dir"): "asc",
+                         ("args", "page"): "2", **PAGER_KEYS},
+    "admin.game_new": GAME_FORM,
+    "admin.game_detail": {},
+    "admin.game_export": {},
+    "admin.game_resend": {},
+    "admin.game_nudge": {},
+    "admin.game_pause": {},
+    "admin.game_resume": {},
+    "admin.game_extend": {("form", "hours"): "5"},
+    "admin.seat_email": {("form", "email"): "new@example.com"},
+    "admin.seat_to_bot": {("form", "bot"): "greedy"},
+    "admin.seat_back": {},
+    "admin.game_abort": {("form", "reason"): "testing"},
+    "admin.outbox": {("args", "show"): "sent", ("args", "page"): "2", **PAGER_KEYS},
+    "admin.outbox_message": {},
+    "admin.outbox_retry": {},
+    "admin.outbox_retry_failed": {},
+    "admin.stats": {},
+    "admin.audit": {("args", "page"): "2", **PAGER_KEYS},
+    "health.healthz": {},
+    "prefs.prefs_page": {("args", "saved"): "vacation"},
+    "prefs.vacation": {("form", "first_day"): TOMORROW, ("form", "last_day"): TOMORROW},
+    "prefs.vacation_cancel": {},
+    "prefs.digest": {("form", "digest"): "on"},
+    "prefs.reminders": {("form", "reminders"): "on"},
+    "prefs.set_timezone": {("form", "timezone"): "Europe/Paris"},
+    "prefs.unsubscribe_page": {},
+    "prefs.unsubscribe": {("form", "List-Unsubscribe"): "One-Click"},
+    "dev.inbox": {("args", "to"): "ann@example.com"},
+    "dev.inbox_json": {("args", "to"): "ann@example.com"},
+    "dev.message": {},
+    "dev.raw": {},
+}
+
+# Values past a field's first checks, where the generic ones stop early: endpoint -> field -> values.
+EXTRA_VALUES = {
+    "admin.login": {"next": ["/admin/\r\nSet-Cookie: x=1", "/admin/\x00", "/admin/" + "x" * 10_000,
+                             "/admin\\@evil.example", "/admin/../../etc"]},
+    "prefs.set_timezone": {"timezone": ["Europe/Paris\x00", "../../etc/passwd", "Etc/GMT+99"]},
+    "admin.seat_email": {"email": ["a@b\r\nBcc: x@evil.example", "ann@example.com\x00"]},
+}
+
+# (endpoint, field) whose 500 is in code another engineer owns and is fixing: the walk tolerates
+# them, so it passes before and after their fix. Empty: the login page's `next=` with CR/LF (see
+# EXTRA_VALUES) does not 500 here (werkzeug's redirect percent-encodes the Location).
+OTHERS_OWN: set[tuple[str, str]] = set()
+
+PUBLIC = {"admin.login"}  # the only admin page open to anyone (pbem.web.admin.PUBLIC_ENDPOINTS)
+
+# Tables a refused request may still write: failed logins are counted on purpose.
+WRITTEN_WHEN_REFUSED = {"login_attempt"}
+
+
+@dataclass
+class World:
+    """One running game and every id and token that reaches it; rebuilt when a request changed it."""
+
+    app: Any
+    game_id: int = 0
+    tokens: dict[str, str] = field(default_factory=dict)
+    message_id: int = 0
+
+    def refresh(self) -> None:
+        app = self.app
+        self.game_id = new_game(app)
+        cfg = cfg_of(app)
+        with Session(db_of(app)) as s:
+            game = s.get(Game, self.game_id)
+            seat = s.exec(select(Seat).where(Seat.game_id == self.game_id, Seat.position == game.to_move)).one()
+            view = engine.player_view(load_state(game), seat.position)
+            self.message_id = s.exec(select(OutboxMessage.id).where(OutboxMessage.game_id == self.game_id)
+                                     .order_by(col(OutboxMessage.id))).first()
+            self.tokens = {
+                "/m/": links.sign_move(cfg, self.game_id, seat.position, seat.link_nonce, view["version"],
+                                       view["legal_moves"][0]),
+                "/g/": links.sign_seat(cfg, self.game_id, seat.position, seat.link_nonce),
+                "/u/": sign_unsubscribe(cfg, seat),
+            }
+            self.position = seat.position
+
+    def valid(self, rule: Any, name: str) -> str:
+        """A value of URL part `name` of `rule` that reaches the view."""
+        if name == "token":
+            return next(t for prefix, t in self.tokens.items() if rule.rule.startswith(prefix))
+        return str({"game_id": self.game_id, "position": self.position, "message_id": self.message_id,
+                    "filename": "korsar.css", "mail_id": "nope"}[name])
+
+
+_WRITE = re.compile(r'^\s*(INSERT INTO|UPDATE|DELETE FROM)\s+"?(\w+)', re.IGNORECASE)
+
+
+class CommittedWrites:
+    """The tables each committed transaction wrote (INSERT, UPDATE, DELETE), seen through
+    SQLAlchemy's engine events: "nothing changed" means no write was committed, in any table,
+    which a comparison of rows would only show for the rows it compares (and slowly)."""
+
+    def __init__(self, db: Any) -> None:
+        self.pending: dict[int, list[tuple[str, str]]] = {}
+        self.committed: list[tuple[str, str]] = []
+        event.listen(db, "before_cursor_execute", self._execute)
+        event.listen(db, "commit", self._commit)
+        event.listen(db, "rollback", self._rollback)
+
+    def _execute(self, conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        match = _WRITE.match(statement)
+        if match:
+            self.pending.setdefault(id(conn), []).append((match.group(1).split()[0].upper(), match.group(2)))
+
+    def _commit(self, conn: Any) -> None:
+        self.committed += self.pending.pop(id(conn), [])
+
+    def _rollback(self, conn: Any) -> None:
+        self.pending.pop(id(conn), None)
+
+    def take(self) -> list[tuple[str, str]]:
+        """(verb, table) of the writes committed since the last call."""
+        out, self.committed = self.committed, []
+        return out
+
+
+def build_url(rule: Any, values: dict[str, str]) -> str:
+    url = rule.rule
+    for name, value in values.items():
+        url = re.sub(rf"<(?:[^>:]+:)?{name}>", quote(value, safe=""), url)
+    return url
+
+
+@dataclass
+class Walker:
+    """Sends every case of every rule; collects 5xx answers and refusals that wrote something."""
+
+    app: Any
+    world: World
+    admin: bool
+    writes: CommittedWrites
+    client: Any = None
+    csrf: str = ""
+    failures: list[str] = field(default_factory=list)
+    seen: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def reset_client(self) -> None:
+        with session_scope(db_of(self.app)) as s:  # a walk fails logins on purpose: not a lockout
+            s.execute(text(f"DELETE FROM {LoginAttempt.__tablename__}"))
+        self.client = self.app.test_client()
+        self.csrf = csrf_token_of(text_of(self.client.get("/admin/login")))
+        if self.admin:
+            response = self.client.post("/admin/login", data={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD,
+                                                              "csrf_token": self.csrf})
+            assert response.status_code == 303
+            self.csrf = csrf_token_of(text_of(self.client.get("/admin/audit")))  # (the logout button's)
+        self.writes.take()
+
+    def send(self, rule: Any, method: str, path: dict[str, str], fields: dict[tuple[str, str], str],
+             case: str) -> None:
+        url = build_url(rule, path)
+        args = {name: v for (where, name), v in fields.items() if where == "args"}
+        form = {name: v for (where, name), v in fields.items() if where == "form"}
+        if method == "POST" and rule.endpoint.startswith("admin.") and "csrf_token" not in form:
+            form["csrf_token"] = self.csrf
+        response = self.client.open(url, method=method, query_string=args,
+                                    data=form if method == "POST" else None)
+        self.seen += 1
+        label = f"{'admin' if self.admin else 'anonymous'} {method} {rule.rule} {case}"
+        if response.status_code >= 500 and (rule.endpoint, case.split("=")[0]) not in OTHERS_OWN:
+            self.failures.append(f"{response.status_code}: {label}")
+        writes = [w for w in self.writes.take() if w[1] not in WRITTEN_WHEN_REFUSED]
+        if writes and (response.status_code >= 400 or method == "GET"):
+            self.failures.append(f"{response.status_code} but wrote {sorted(set(writes))}: {label}")
+        if any(verb != "INSERT" and table in ("game", "seat") for verb, table in writes):
+            self.world.refresh()  # the next cases need the game as it was (running, same links)
+            self.writes.take()
+        if method == "POST" and rule.endpoint in ("admin.login", "admin.logout") and response.status_code < 400:
+            self.reset_client()  # logged in again (as admin) or out (anonymous), with a fresh CSRF token
+
+    def cases(self, rule: Any, method: str) -> list[tuple[dict[str, str], dict[tuple[str, str], str], str]]:
+        """(bad URL part, fields, label) of every case of `rule` with `method`: one bad value
+        at a time, the rest valid."""
+        fields = FIELDS[rule.endpoint]
+        keys = [k for k in fields if k[0] == ("args" if method == "GET" else "form") or k[0] == "args"]
+        if not self.admin and rule.endpoint.startswith("admin.") and rule.endpoint not in PUBLIC:
+            keys = []  # refused before the view reads anything: only the URL and CSRF token matter
+        if method == "POST" and rule.endpoint.startswith("admin."):
+            keys.append(("form", "csrf_token"))
+        valid_fields = {k: fields[k] for k in keys if k in fields}
+        out = []
+        for name in sorted(rule.arguments):
+            for bad in BAD_VALUES:
+                if "/" not in bad:
+                    out.append(({name: bad}, valid_fields, f"{name}={bad[:20]!r}"))
+        for key in keys:
+            for bad in BAD_VALUES + EXTRA_VALUES.get(rule.endpoint, {}).get(key[1], []):
+                out.append(({}, {**valid_fields, key: bad}, f"{key[1]}={bad[:20]!r}"))
+        return out
+
+    def walk(self, rules: list[Any]) -> None:
+        for rule in rules:
+            if self.admin and not rule.endpoint.startswith("admin."):
+                continue  # no other page reads the admin's session: the anonymous walk has them
+            for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+                started = time.perf_counter()
+                for bad_path, fields, label in self.cases(rule, method):
+                    path = {n: bad_path.get(n, self.world.valid(rule, n)) for n in rule.arguments}
+                    self.send(rule, method, path, fields, label)
+                key = f"{method} {rule.rule}"
+                self.seconds[key] = self.seconds.get(key, 0) + time.perf_counter() - started
+
+
+@pytest.fixture
+def walk_app(admin_app, tmp_path):
+    admin_app.config["WTF_CSRF_ENABLED"] = True  # as in production
+    admin_app.config["PROPAGATE_EXCEPTIONS"] = False  # a bug answers 500, as in production
+    admin_app.config["KORSAR"].MAIL_CATCHER_DIR = str(tmp_path / "mail")
+    return admin_app
+
+
+def app_rules(app: Any) -> list[Any]:
+    rules = list(app.url_map.iter_rules())
+    missing = sorted({r.endpoint for r in rules} - FIELDS.keys())
+    assert not missing, f"routes without sample values in FIELDS: {missing}"
+    return rules
+
+
+@pytest.mark.parametrize("as_admin", [True, False], ids=["admin", "anonymous"])
+def test_every_route_answers_bad_input_without_a_5xx_and_changes_nothing(walk_app, database_url, as_admin):
+    world = World(walk_app)
+    world.refresh()
+    walker = Walker(walk_app, world, admin=as_admin, writes=CommittedWrites(db_of(walk_app)))
+    walker.reset_client()
+    walker.walk(app_rules(walk_app))
+    slowest = sorted(walker.seconds.items(), key=lambda kv: -kv[1])[:8]
+    print(f"{walker.seen} requests; slowest:", *(f"{s:.2f}s {k}" for k, s in slowest), sep="\n  ")
+    assert walker.seen > 600
+    assert not walker.failures, "\n".join(walker.failures[:80])
+
+
+# ---------------------------------------------------------------- the known 500s, one by one
+def _mover_links(app: Any, game_id: int) -> tuple[Seat, str]:
+    with Session(db_of(app)) as s:
+        game = s.get(Game, game_id)
+        seat = s.exec(select(Seat).where(Seat.game_id == game_id, Seat.position == game.to_move)).one()
+    return seat, "/g/" + links.sign_seat(cfg_of(app), game_id, seat.position, seat.link_nonce)
+
+
+def _outbox_ids(app: Any) -> list[int]:
+    with Session(db_of(app)) as s:
+        return list(s.exec(select(OutboxMessage.id).order_by(col(OutboxMessage.id))))
+
+
+@pytest.mark.parametrize("first_day", [utcnow().date().isoformat(), "9999-12-31"], ids=["from-today", "from-9999"])
+def test_vacation_until_year_9999_is_refused_with_a_sentence(app, client, first_day):
+    game_id = new_game(app)
+    seat, page = _mover_links(app, game_id)
+    emails = _outbox_ids(app)
+    response = client.post(page + "/vacation", data={"first_day": first_day, "last_day": "9999-12-31"})
+    assert response.status_code == 422
+    limit = (utcnow().date() + timedelta(days=365)).isoformat()
+    assert f"The last day of your vacation must be within the next 365 days (by {limit})." in text_of(response)
+    assert 'name="last_day"' in text_of(response)  # the preferences page again, with the form
+    with Session(db_of(app)) as s:
+        after = s.get(Seat, seat.id)
+    assert (after.vacation_start, after.vacation_end, after.vacation_days_used) == (None, None, 0)
+    assert _outbox_ids(app) == emails
+
+
+def test_a_vacation_within_the_year_is_still_taken(app, client):
+    game_id = new_game(app)
+    seat, page = _mover_links(app, game_id)
+    last = (utcnow().date() + timedelta(days=365)).isoformat()
+    assert f'max="{last}"' in client.get(page + "/prefs").get_data(as_text=True)  # the date pickers stop there
+    response = client.post(page + "/vacation", data={"first_day": last, "last_day": last})
+    assert response.status_code == 303
+    with Session(db_of(app)) as s:
+        assert s.get(Seat, seat.id).vacation_days_used == 1
+
+
+def _admin_id_rules(app: Any) -> list[Any]:
+    return [r for r in app.url_map.iter_rules() if r.endpoint.startswith("admin.") and r.arguments]
+
+
+@pytest.mark.parametrize("big", [2**31, 2**63, 2**64, 10**30])
+def test_admin_ids_too_large_for_the_database_are_404(admin_app, database_url, big):
+    game_id = new_game(admin_app)
+    client = admin_app.test_client()
+    client.post("/admin/login", data={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
+    admin_app.config["PROPAGATE_EXCEPTIONS"] = False
+    rules = _admin_id_rules(admin_app)
+    assert {"admin.game_detail", "admin.game_export", "admin.game_pause", "admin.outbox_message",
+            "admin.outbox_retry", "admin.seat_email"} <= {r.endpoint for r in rules}
+    for rule in rules:
+        for name in rule.arguments:
+            values = {"game_id": str(game_id), "position": "0", "message_id": "1", name: str(big)}
+            url = build_url(rule, values)
+            for method in rule.methods - {"HEAD", "OPTIONS"}:
+                response = client.open(url, method=method, data={"email": "x@example.com", "hours": "5"})
+                assert response.status_code == 404, (method, url)
+                assert "There is no such page in the dashboard." in text_of(response), url
+                assert 'class="panel narrow"' in text_of(response)  # the dashboard's error page
+
+
+def test_an_id_in_other_digits_is_not_an_id(admin_app, database_url):
+    new_game(admin_app)
+    client = admin_app.test_client()
+    client.post("/admin/login", data={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
+    assert client.get("/admin/games/1").status_code == 200
+    assert client.get("/admin/games/\u0661").status_code == 404  # Arabic-Indic 1: int() reads it as 1
+
+
+def test_pager_links_ignore_query_keys_that_url_for_reads_itself(admin_app, database_url):
+    from test_admin_support import bot_game
+
+    for seed in range(26):  # two pages of games
+        bot_game(admin_app, seed=seed)
+    client = admin_app.test_client()
+    client.post("/admin/login", data={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
+    admin_app.config["PROPAGATE_EXCEPTIONS"] = False
+    for query in ("endpoint=admin.stats", "_external=1&_scheme=javascript", "_anchor=x&_method=POST"):
+        response = client.get(f"/admin/?status=running&{query}")
+        assert response.status_code == 200, query
+        assert 'href="/admin/?status=running&amp;page=2" rel="next"' in text_of(response), query
+
+
+def test_a_nul_in_the_abort_reason_is_refused_and_the_game_goes_on(admin_app, database_url):
+    game_id = new_game(admin_app)
+    client = admin_app.test_client()
+    client.post("/admin/login", data={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
+    admin_app.config["PROPAGATE_EXCEPTIONS"] = False
+    emails = _outbox_ids(admin_app)
+    response = client.post(f"/admin/games/{game_id}/abort", data={"reason": "bored\x00"})
+    assert response.status_code == 422  # on PostgreSQL the audit row's INSERT failed: a 500
+    assert "remove the control characters" in text_of(response)
+    with Session(db_of(admin_app)) as s:
+        assert s.get(Game, game_id).status == "running"
+    assert _outbox_ids(admin_app) == emails
+
+
+def test_a_nul_in_the_login_email_is_refused(admin_app, database_url):
+    client = admin_app.test_client()
+    admin_app.config["PROPAGATE_EXCEPTIONS"] = False
+    response = client.post("/admin/login", data={"email": ADMIN_EMAIL + "\x00", "password": ADMIN_PASSWORD})
+    assert response.status_code == 400  # on PostgreSQL the attempt's query failed: a 500
+    assert "Remove the control characters" in text_of(response)
+    assert client.get("/admin/").status_code == 302  # not logged in
