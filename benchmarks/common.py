@@ -22,7 +22,7 @@ from sqlalchemy.engine import make_url
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_SERVER_URL = os.environ.get("BENCH_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-DEFAULT_WEB = "gunicorn --workers ${WEB_CONCURRENCY:-4} --bind 127.0.0.1:$PORT 'pbem:create_app()'"
+DEFAULT_WEB = "gunicorn --no-control-socket --workers ${WEB_CONCURRENCY:-4} --bind 127.0.0.1:$PORT 'pbem:create_app()'"
 
 
 def free_port() -> int:

@@ -25,6 +25,18 @@ HAND_SIZE = 6  # R2.1
 DEFAULT_OPTIONS = Options()  # frozen: one shared default is safe
 
 
+def shuffled_deck(rng: random.Random) -> list[str]:
+    """The 78 cards in the order ``rng`` shuffles them, for ``new_game(deck=...)``.
+
+    ``new_game(seed=s)`` deals ``shuffled_deck(random.Random(s))``. A live game should pass an
+    unpredictable ``rng`` (the service uses ``random.SystemRandom()``): a seed of a few bits can
+    be found again from one player's hand, and it gives away every hand and the draw pile.
+    """
+    order = list(FULL_DECK)
+    rng.shuffle(order)
+    return order
+
+
 def check_config(n_players: int, teams: bool, options: Options) -> None:
     """R2.3 and R7: raise ConfigError for a combination the rules refuse."""
     if teams:
@@ -61,8 +73,7 @@ def new_game(players: Sequence[str], *, teams: bool = False, options: Options = 
     if deck is None:
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ConfigError(f"The seed must be an integer, not {seed!r}.")
-        order = list(FULL_DECK)
-        random.Random(seed).shuffle(order)
+        order = shuffled_deck(random.Random(seed))
     else:
         order = validate_deck(deck)
     st = empty_state(list(players), teams, options, order)

@@ -146,7 +146,7 @@ def _timeout(session: Session, cfg: Config, game: Game, seats: list[Seat],
         policy = "autoplay"
         state = load_state(game)
         view = korsar.player_view(state, seat.position)  # what the bot sees, and the email's words
-        planned = plan_move(session, cfg, game, seats, seat.position, bot_move(game, seat, state, view),
+        planned = plan_move(session, cfg, game, seats, seat.position, bot_move(game, seat, state, view, cfg=cfg),
                             expected_version=game.version, source="timeout", now=now, state=state)
         move_text = korsar.describe_move(planned.move, view)
         emails.queue_timeout_autoplay(session, cfg, game, seat, move_text=move_text, now=now)

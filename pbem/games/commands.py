@@ -56,8 +56,10 @@ def _options(pairs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--player", "players", multiple=True, metavar='"NAME <EMAIL>"|bot:greedy|bot:random',
               help="A seat, in seat order (repeat the option).")
 @click.option("--teams", is_flag=True, help="Team play (4, 6 or 8 players; neighbours are partners).")
-@click.option("--seed", help="Shuffle with this seed (default: a random one, stored).")
-@click.option("--deck-file", help="JSON list of the 78 card codes, dealt in order (R2.2).")
+@click.option("--seed", help="Shuffle with this seed: a predictable deal, for tests and replays only "
+                             "(default: dealt from the system's randomness).")
+@click.option("--deck-file", help="JSON list of the 78 card codes, dealt in order (R2.2): a known deal, "
+                                  "for tests and replays only.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
               help="waiting_time=on|off, end_settlement=resolve|none.")
 @click.option("--name", default="", help="The game's name (default: the players' names).")
@@ -78,8 +80,10 @@ def create_game_command(players: tuple[str, ...], teams: bool, seed: str | None,
                 options=_options(options), name=name,
                 deadline_hours=_number(deadline_hours, "The deadline", float),  # type: ignore[arg-type]
                 reminders=reminders, on_timeout=on_timeout)
-            summary = f"created game {game.id}: {game.name} ({len(players)} players" + (
-                f", seed {game.seed})" if game.seed is not None else ", dealt from the deck file)")
+            # Never the seed or the deck: they give away every hand and the draw pile.
+            dealt = ("the given seed" if game.seed is not None else
+                     "the deck file" if deck is not None else "the system's randomness")
+            summary = f"created game {game.id}: {game.name} ({len(players)} players, dealt from {dealt})"
             game_id = game.id
     except service.GameError as exc:
         raise click.ClickException(exc.message) from None
@@ -93,7 +97,8 @@ def create_game_command(players: tuple[str, ...], teams: bool, seed: str | None,
 @click.argument("game_id", type=int)
 @with_appcontext
 def export_game_command(game_id: int) -> None:
-    """Print a game as a record for `python -m engine replay` (players, teams, options, deck, moves)."""
+    """Print a finished or aborted game as a record for `python -m engine replay` (players, teams,
+    options, deck, moves). A game still being played is refused: its deck gives away the deal."""
     try:
         with session_scope(db()) as session:
             record = service.export_record(session, game_id)

@@ -7,6 +7,8 @@ double click or two workers apply a move once. The rules are the engine's busine
 from __future__ import annotations
 
 import functools
+import hashlib
+import hmac
 import json
 import logging
 import random
@@ -71,6 +73,12 @@ class GameNotRunning(GameError):
     status = 409
 
 
+class GameNotOver(GameError):
+    """Refused until the game is finished or aborted (its deck would give away the deal)."""
+
+    status = 409
+
+
 # ---------------------------------------------------------------- players
 @dataclass(frozen=True)
 class SeatSpec:
@@ -108,7 +116,9 @@ def check_email(address: str) -> str:
         parsed = Address(addr_spec=address)
     except (ValueError, IndexError, TypeError, HeaderParseError):
         raise bad from None
-    if not parsed.username or "." not in parsed.domain or parsed.addr_spec != address:
+    # A quoted local part ("bob@evil.test"@example.com) is refused: relays and mail clients
+    # disagree on where it goes, and two spellings of one mailbox would dodge the duplicate check.
+    if not parsed.username or "." not in parsed.domain or parsed.addr_spec != address or '"' in address:
         raise bad
     if len(address) > 254:
         raise bad
@@ -270,7 +280,10 @@ def create_game(
         raise GameError("Reminder percentages must be between 0 and 100.")
     name = check_name(name) if name.strip() else ""
     if deck is None and seed is None:
-        seed = secrets.randbelow(2**31)
+        # Dealt from the operating system's randomness: nothing to guess from a hand. A seed
+        # (2**31 of them) would be found again from seat 0's six cards, and with it every hand
+        # and the draw pile. Explicit seeds and decks are for tests and replays.
+        deck = engine.shuffled_deck(random.SystemRandom())
     try:
         if deck is not None:
             deck = engine.validate_deck(deck)
@@ -505,13 +518,22 @@ def apply_game_move(
 
 
 # ---------------------------------------------------------------- bots
+def bot_rng(cfg: Config, game: Game, seat: Seat) -> random.Random:
+    """The bot's random source for this game, version and seat: the same on every call with the
+    same SECRET_KEY (the move planned and the move applied agree), but keyed with it, so a player
+    who knows the game id and version cannot replay the bot's draws and read its hand from its
+    choice (as with the old `random.Random(f"{id}:{version}:{position}")`)."""
+    digest = hmac.new(cfg.SECRET_KEY.encode(), f"bot:{game.id}:{game.version}:{seat.position}".encode(),
+                      hashlib.sha256).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
 def bot_move(game: Game, seat: Seat, state: engine.GameState,
-             view: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The move the seat's bot picks (deterministic per game and version). `view`: the seat's
-    view of `state` when the caller has it already."""
+             view: dict[str, Any] | None = None, *, cfg: Config) -> dict[str, Any]:
+    """The move the seat's bot picks (deterministic per game, version and SECRET_KEY: see
+    `bot_rng`). `view`: the seat's view of `state` when the caller has it already."""
     bot = engine.bots.get_bot(seat.bot or "greedy")
-    rng = random.Random(f"{game.id}:{game.version}:{seat.position}")
-    return bot.choose(view or engine.player_view(state, seat.position), rng)
+    return bot.choose(view or engine.player_view(state, seat.position), bot_rng(cfg, game, seat))
 
 
 def _play_one_bot(session: Session, cfg: Config, game_id: int, now: datetime) -> bool:
@@ -524,7 +546,7 @@ def _play_one_bot(session: Session, cfg: Config, game_id: int, now: datetime) ->
         game.bot_due_at = None
         session.add(game)
         return False
-    move = bot_move(game, seat, load_state(game))
+    move = bot_move(game, seat, load_state(game), cfg=cfg)
     apply_game_move(session, cfg, game_id, seat.position, move, expected_version=game.version,
                     source="bot", now=now, game=game, seats=seats)
     return True
@@ -591,11 +613,23 @@ def moves_of(session: Session, game_id: int) -> list[MoveRecord]:
                              .order_by(col(MoveRecord.number))))
 
 
-def export_record(session: Session, game_id: int) -> dict[str, Any]:
-    """The game as a record `python -m engine replay` reads: players, teams, options, deck, moves."""
+def is_over(game: Game) -> bool:
+    return game.status in (GameStatus.FINISHED, GameStatus.ABORTED)
+
+
+def export_record(session: Session, game_id: int, *, live: bool = False) -> dict[str, Any]:
+    """The game as a record `python -m engine replay` reads: players, teams, options, deck, moves.
+
+    The deck is the order of every hand and of the draw pile, so the record of a game still being
+    played is refused (GameNotOver, 409) unless `live=True`: the server's own consistency checks,
+    whose record nobody sees.
+    """
     game = session.get(Game, game_id)
     if game is None:
         raise NotFound(f"There is no game {game_id}.")
+    if not live and not is_over(game):
+        raise GameNotOver(f"Game {game_id} is still being played: its record holds the deck (every hand and "
+                          "the draw pile), so it can be exported once the game is over.")
     seats = seats_of(session, game_id)
     return {
         "players": [s.name for s in seats],

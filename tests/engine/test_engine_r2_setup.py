@@ -4,7 +4,7 @@ import random
 import pytest
 
 from engine import FULL_DECK, ConfigError, Options, admin_view, new_game, partner_of, \
-    player_view, team_of
+    player_view, shuffled_deck, team_of, validate_deck
 from engine.testing import build_deck, play
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
@@ -24,6 +24,14 @@ def test_r2_1_the_seed_shuffles_with_its_own_random_never_the_global_one():
     assert random.getstate() == before
     assert state.deck == expected
     assert new_game(NAMES[:3], seed=17) == state
+
+
+def test_r2_1_shuffled_deck_shuffles_the_78_cards_with_the_rng_it_is_given():
+    assert shuffled_deck(random.Random(17)) == new_game(NAMES[:3], seed=17).deck
+    before = random.getstate()
+    dealt = shuffled_deck(random.SystemRandom())
+    assert random.getstate() == before and validate_deck(dealt) == dealt
+    assert new_game(NAMES[:3], deck=dealt).deck == dealt
 
 
 def test_r2_1_seat_0_moves_first_then_increasing_seats_wrapping():

@@ -114,5 +114,5 @@ def play_the_turn(engine: Engine, cfg: Config, game_id: int, at: datetime = T0) 
     with session_scope(engine) as session:
         game = lock_game(session, game_id)
         seat = seats_of(session, game_id)[game.to_move]
-        apply_game_move(session, cfg, game_id, seat.position, bot_move(game, seat, load_state(game)),
+        apply_game_move(session, cfg, game_id, seat.position, bot_move(game, seat, load_state(game), cfg=cfg),
                         expected_version=game.version, now=at)

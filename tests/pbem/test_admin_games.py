@@ -101,7 +101,7 @@ GOOD_FORM = {
     "players-0-name": "Ann", "players-0-email": "ann@example.com", "players-0-kind": "human",
     "players-1-name": "Bob", "players-1-email": "bob@example.com", "players-1-kind": "human",
     "players-2-name": "Robo", "players-2-email": "", "players-2-kind": "bot:greedy",
-    "seed": "42", "end_settlement": "resolve", "deadline_hours": "48", "reminders": "50,90",
+    "end_settlement": "resolve", "deadline_hours": "48", "reminders": "50,90",
     "on_timeout": "pause",
 }
 
@@ -111,7 +111,7 @@ def test_create_game_queues_the_invitations_and_opens_the_game_page(admin_client
     assert response.status_code == 303
     game_id = int(response.headers["Location"].rsplit("/", 1)[1])
     g = game(admin_app, game_id)
-    assert (g.name, g.seed, g.deadline_hours, g.reminders, g.on_timeout) == ("Friday table", 42, 48, "50,90", "pause")
+    assert (g.name, g.seed, g.deadline_hours, g.reminders, g.on_timeout) == ("Friday table", None, 48, "50,90", "pause")
     assert [(s.name, s.email, s.kind) for s in seats(admin_app, game_id)] == [
         ("Ann", "ann@example.com", "human"), ("Bob", "bob@example.com", "human"), ("Robo", None, "bot")]
     kinds = sorted(m.kind for m in outbox(admin_app, game_id))
@@ -122,7 +122,7 @@ def test_create_game_queues_the_invitations_and_opens_the_game_page(admin_client
 
 
 @pytest.mark.parametrize("names", [["Ann", "Bob", "Cy", "Di"], ["Ann", "Bob", "Cy", "Di", "Ed", "Flo"]])
-def test_create_game_with_random_seed_and_team_play(admin_client, admin_app, names):
+def test_create_game_with_a_random_deal_and_team_play(admin_client, admin_app, names):
     form = {"players-%d-name" % i: n for i, n in enumerate(names)}
     form.update({"players-%d-email" % i: f"{n.lower()}@example.com" for i, n in enumerate(names)})
     form.update({"teams": "y", "deadline_hours": "72", "reminders": "", "on_timeout": "autoplay",
@@ -130,7 +130,7 @@ def test_create_game_with_random_seed_and_team_play(admin_client, admin_app, nam
     response = admin_client.post("/admin/games/new", data=form)
     assert response.status_code == 303, text_of(response)
     g = game(admin_app, int(response.headers["Location"].rsplit("/", 1)[1]))
-    assert g.teams and g.seed is not None
+    assert g.teams and g.seed is None and len(json.loads(g.deck_json)) == 78
     assert [s.team for s in seats(admin_app, g.id)] == [i // 2 for i in range(len(names))]
 
 
@@ -162,7 +162,6 @@ def test_seats_6_to_8_are_folded_away_unless_used(admin_client, seat6, opened):
     ({"deadline_hours": "soon"}, "Not a valid float value."),
     ({"reminders": "half"}, "percentages of the deadline"),
     ({"reminders": "50,120"}, "between 0 and 100 percent"),
-    ({"seed": "-3"}, "The seed is a whole number from 0"),
     ({"players-2-kind": "bot:nonsense"}, "Not a valid choice."),
 ])
 def test_create_game_shows_inline_errors_and_keeps_what_was_typed(admin_client, admin_app, change, message):
@@ -180,6 +179,15 @@ def test_create_game_refused_by_the_service_shows_its_reason(admin_client, admin
     response = admin_client.post("/admin/games/new", data=form)
     assert response.status_code == 422
     assert "Two players are called" in text_of(response)
+
+
+def test_the_admin_form_no_longer_accepts_a_seed(admin_client, admin_app):
+    """A seed an admin types is a deal anyone who learns it can replay: the form has none."""
+    assert 'name="seed"' not in text_of(admin_client.get("/admin/games/new"))
+    response = admin_client.post("/admin/games/new", data={**GOOD_FORM, "seed": "42"})
+    assert response.status_code == 303
+    g = game(admin_app, int(response.headers["Location"].rsplit("/", 1)[1]))
+    assert g.seed is None and json.loads(g.deck_json) != engine.new_game(["Ann", "Bob", "Robo"], seed=42).deck
 
 
 def test_create_form_page_renders_eight_player_rows(admin_client):
@@ -215,13 +223,40 @@ def test_game_detail_of_a_missing_game_is_404(admin_client):
     assert admin_client.get("/admin/games/999").status_code == 404
 
 
-def test_export_is_json_the_engine_replays(admin_client, admin_app):
+def test_a_running_games_detail_page_and_audit_log_show_no_seed(admin_client, admin_app):
+    response = admin_client.post("/admin/games/new", data=GOOD_FORM)
+    created = int(response.headers["Location"].rsplit("/", 1)[1])
+    seeded = new_game(admin_app, seed=1234567)  # a test deal: its seed gives away every hand
+    for game_id in (created, seeded):
+        page = text_of(admin_client.get(f"/admin/games/{game_id}"))
+        assert "1234567" not in page and "Seed" not in page and "seed None" not in page
+        assert "shown when the game is over" in page and "export.json" not in page
+    audit = text_of(admin_client.get("/admin/audit"))
+    assert "Friday table (3 players)" in audit and "seed" not in audit.lower()
+    admin_client.post(f"/admin/games/{seeded}/abort")
+    assert "seed 1234567" in text_of(admin_client.get(f"/admin/games/{seeded}"))
+
+
+def test_export_of_a_game_still_being_played_is_refused_with_409(admin_client, admin_app):
     game_id = new_game(admin_app)
+    response = admin_client.get(f"/admin/games/{game_id}/export.json")
+    assert response.status_code == 409 and response.mimetype != "application/json"
+    assert "still being played" in text_of(response)
+
+
+def test_export_is_json_the_engine_replays(admin_client, admin_app):
+    from pbem.games.service import play_due_bots
+
+    game_id = bot_game(admin_app)
+    play_due_bots(db_of(admin_app), admin_app.config["KORSAR"], now=utcnow() + timedelta(minutes=1))
+    assert game(admin_app, game_id).status == GameStatus.FINISHED
+    assert "export.json" in text_of(admin_client.get(f"/admin/games/{game_id}"))
     response = admin_client.get(f"/admin/games/{game_id}/export.json")
     assert response.status_code == 200 and response.mimetype == "application/json"
     assert "attachment" in response.headers["Content-Disposition"]
     record = json.loads(response.get_data())
-    assert record["players"] == ["Ann", "Bob", "Cy"]
+    assert record["players"] == ["Robo", "Dumb"]
+    assert record["deck"] == json.loads(game(admin_app, game_id).deck_json)
     assert engine.state_to_json(replay_record(record)) == engine.state_to_json(load_state(game(admin_app, game_id)))
 
 

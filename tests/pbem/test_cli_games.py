@@ -90,24 +90,43 @@ def test_create_game_refuses_a_bad_deck_file(app, runner, tmp_path, content, rea
 def test_export_game_prints_a_record_that_replays_to_the_stored_state(app, runner):
     game_id = int(_create(runner, "--player", ANN, "--player", BOB, "--seed", "3").output.split()[-1])
     with session_scope(db_of(app)) as s:
-        for _ in range(10):
-            game = s.get(Game, game_id)
+        while (game := s.get(Game, game_id)).to_move is not None:  # played to the end
             move = engine.legal_moves(service.load_state(game))[-1]
             service.apply_game_move(s, cfg_of(app), game_id, game.to_move, move,
                                     expected_version=game.version)
+    game = game_row(app, game_id)
+    assert game.status == "finished"
     result = runner.invoke(args=["export-game", str(game_id)])
     assert result.exit_code == 0, result.output
     record = json.loads(result.output)
     assert set(record) == {"players", "teams", "options", "deck", "moves"}
-    assert len(record["moves"]) == 10 and all("player" in m for m in record["moves"])
+    assert len(record["moves"]) == game.version and all("player" in m for m in record["moves"])
     engine_cli = subprocess.run([sys.executable, "-m", "engine", "replay", "-"], input=result.output,
                                 capture_output=True, text=True, check=True)
     report = json.loads(engine_cli.stdout)
-    state = service.load_state(game_row(app, game_id))
-    assert report["ok"] and report["version"] == 10
+    state = service.load_state(game)
+    assert report["ok"] and report["version"] == game.version
     assert [sorted(h) for h in report["hands"]] == \
         [sorted(engine.player_view(state, s)["hand"]) for s in range(2)]
     assert report["scores"] == engine.scores(state)
+
+
+def test_export_game_of_a_game_still_being_played_is_refused_with_one_line(app, runner):
+    game_id = int(_create(runner, "--player", ANN, "--player", BOB).output.split()[-1])
+    result = runner.invoke(args=["export-game", str(game_id)])
+    assert result.exit_code != 0 and len(result.output.strip().splitlines()) == 1
+    assert result.output.startswith(f"Error: Game {game_id} is still being played")
+    assert "[" not in result.output  # no deck
+
+
+def test_create_game_never_prints_the_seed_and_says_how_it_was_dealt(app, runner):
+    seeded = _create(runner, "--player", ANN, "--player", BOB, "--seed", "424242")
+    assert seeded.exit_code == 0 and "424242" not in seeded.output and "the given seed" in seeded.output
+    live = _create(runner, "--player", ANN, "--player", BOB)
+    assert "dealt from the system's randomness" in live.output
+    assert game_row(app, int(live.output.split()[-1])).seed is None
+    help_text = runner.invoke(args=["create-game", "--help"]).output
+    assert "predictable deal, for tests and replays" in " ".join(help_text.split())
 
 
 def test_export_game_of_an_unknown_id_fails_with_one_line(app, runner):

@@ -91,7 +91,7 @@ def test_a_real_pirate_move_notifies_the_owner_without_any_hand(engine, cfg):
             if game.to_move is None:
                 break
             seat = seats_of(session, game_id)[game.to_move]
-            apply_game_move(session, cfg, game_id, seat.position, bot_move(game, seat, load_state(game)),
+            apply_game_move(session, cfg, game_id, seat.position, bot_move(game, seat, load_state(game), cfg=cfg),
                             expected_version=game.version, now=now)
         if mails_after := sweep(engine, cfg, now)["notice_emails"]:
             break

@@ -2,18 +2,20 @@
 check, bots played by the worker, and the stored log replaying to the stored state."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from datetime import datetime, timedelta
 
 import engine
+import engine.bots
 import pytest
 from game_helpers import cfg_of, db_of, deck_with_hands, game_row, move_count, outbox, seats, start_game
 from sqlmodel import func, select
 
 from pbem import links
 from pbem.db import session_scope
-from pbem.games import notify, service
+from pbem.games import lifecycle, notify, service
 from pbem.models import Game, GameStatus, MoveRecord, OutboxMessage, Seat
 
 NOW = datetime(2026, 1, 5, 12, 0, 0)
@@ -60,6 +62,8 @@ def test_parse_player_reads_a_bot(text):
     ("Ann <ann example.com>", "not an email address"),
     ("Ann <ann@exämple.com>", "not an email address"),
     ('Ann <"a b"@example.com>', "not an email address"),
+    ('Ann <"bob@evil.test"@example.com>', "not an email address"),
+    ('Ann <"x\\"y"@example.com>', "not an email address"),
     ("Ann ann@example.com", "not a player"),
     ("<ann@example.com>", "needs a name"),
     ("A" * 41 + " <a@example.com>", "at most 40 characters"),
@@ -90,12 +94,32 @@ def test_create_game_deals_stores_and_queues_welcome_and_first_turn(app):
     assert first.message_id == game.thread_id and first.in_reply_to is None
 
 
-def test_create_game_without_seed_or_deck_draws_and_stores_a_seed(app):
+def test_a_live_deal_is_not_a_function_of_a_31_bit_seed(app):
+    """No seed to brute-force from seat 0's hand: seed None, a deck of its own for each game."""
     a, b = start_game(app, [ANN, BOB]), start_game(app, [ANN, BOB])
-    seeds = (game_row(app, a).seed, game_row(app, b).seed)
-    assert None not in seeds and seeds[0] != seeds[1]
-    state = engine.new_game(["Ann", "Bob"], seed=seeds[0])
-    assert json.loads(game_row(app, a).deck_json) == list(state.deck)
+    rows = game_row(app, a), game_row(app, b)
+    assert [row.seed for row in rows] == [None, None]
+    decks = [json.loads(row.deck_json) for row in rows]
+    assert decks[0] != decks[1] and all(engine.validate_deck(deck) == deck for deck in decks)
+    assert service.load_state(rows[0]).deck == decks[0]  # the stored deck is the one dealt
+
+
+def test_create_game_without_seed_or_deck_deals_from_system_random(app, monkeypatch):
+    made = []
+
+    class SpySystemRandom(random.Random):  # stands in for the OS source, with a shuffle we can see
+        def __init__(self) -> None:
+            super().__init__(0)
+            made.append(self)
+
+        def shuffle(self, x) -> None:  # type: ignore[override]
+            x.reverse()
+
+    monkeypatch.setattr(random, "SystemRandom", SpySystemRandom)
+    game = game_row(app, start_game(app, [ANN, BOB]))
+    assert len(made) == 1 and game.seed is None
+    assert json.loads(game.deck_json) == list(reversed(engine.FULL_DECK))
+    assert engine.admin_view(service.load_state(game))["hands"][0] == sorted(list(reversed(engine.FULL_DECK))[:6])
 
 
 def test_create_game_with_a_deck_deals_it_in_order(app):
@@ -236,6 +260,43 @@ def test_a_game_of_bots_is_played_to_the_end_and_its_log_replays_to_the_stored_s
     assert engine.state_to_json(service.replay_record(record)) == json.loads(game.state_json)
 
 
+def test_the_record_of_a_game_still_being_played_is_refused_and_of_a_game_over_exported(app):
+    running, paused, aborted = (start_game(app, [ANN, BOB], now=NOW) for _ in range(3))
+    with session_scope(db_of(app)) as s:
+        lifecycle.pause_game(s, cfg_of(app), paused, now=NOW, actor="admin")
+        lifecycle.abort_game(s, cfg_of(app), aborted, now=NOW, actor="admin")
+    with session_scope(db_of(app)) as s:
+        for game_id in (running, paused):
+            with pytest.raises(service.GameNotOver, match="still being played") as info:
+                service.export_record(s, game_id)
+            assert info.value.status == 409 and "\n" not in info.value.message
+        # The server's own consistency checks may read it (nobody is shown that record).
+        assert service.export_record(s, running, live=True)["deck"] == json.loads(s.get(Game, running).deck_json)
+        record = service.export_record(s, aborted)
+        assert record["deck"] == json.loads(s.get(Game, aborted).deck_json) and record["moves"] == []
+
+
+def test_the_bot_rng_is_keyed_with_the_secret_not_the_public_game_id_and_version(app):
+    game_id = start_game(app, [ANN, "bot:random"], seed=9, now=NOW)
+    _apply(app, game_id, 0, {"action": "draw"}, expected_version=0, now=NOW)
+    game, bot, cfg = game_row(app, game_id), seats(app, game_id)[1], cfg_of(app)
+
+    def draws(rng: random.Random) -> list[float]:
+        return [rng.random() for _ in range(8)]
+
+    keyed = draws(service.bot_rng(cfg, game, bot))
+    assert keyed == draws(service.bot_rng(cfg, game, bot))  # planned and applied moves agree
+    # What a player could compute from the game id, the version and the seat:
+    assert keyed != draws(random.Random(f"{game.id}:{game.version}:{bot.position}"))
+    assert keyed != draws(service.bot_rng(dataclasses.replace(cfg, SECRET_KEY="another secret"), game, bot))
+    game.version += 1
+    assert keyed != draws(service.bot_rng(cfg, game, bot))
+    game.version -= 1
+    state = service.load_state(game)
+    expected = engine.bots.get_bot("random").choose(engine.player_view(state, 1), service.bot_rng(cfg, game, bot))
+    assert service.bot_move(game, bot, state, cfg=cfg) == expected
+
+
 def test_two_workers_playing_the_same_due_bot_apply_one_move(app):
     game_id = start_game(app, [ANN, "bot:random"], seed=9, now=NOW)
     _apply(app, game_id, 0, {"action": "draw"}, expected_version=0, now=NOW)
@@ -244,7 +305,7 @@ def test_two_workers_playing_the_same_due_bot_apply_one_move(app):
     assert service.play_due_bots(db_of(app), cfg_of(app), NOW) == 1
     # A second worker that read the game before the first one moved finds the version gone.
     bot = seats(app, game_id)[1]
-    move = service.bot_move(stale_game, bot, service.load_state(stale_game))
+    move = service.bot_move(stale_game, bot, service.load_state(stale_game), cfg=cfg_of(app))
     with pytest.raises(service.GameError):
         _apply(app, game_id, 1, move, expected_version=stale_game.version, source="bot")
     assert move_count(app, game_id) == 2
@@ -315,10 +376,10 @@ def test_a_bot_failing_in_one_game_does_not_stop_the_bots_of_other_games(app, mo
         _apply(app, game_id, 0, {"action": "draw"}, expected_version=0, now=NOW)
     real = service.bot_move
 
-    def bot_move(game, seat, state):
+    def bot_move(game, seat, state, *, cfg):
         if game.id == broken:
             raise RuntimeError("bug")
-        return real(game, seat, state)
+        return real(game, seat, state, cfg=cfg)
 
     monkeypatch.setattr(service, "bot_move", bot_move)
     assert service.play_due_bots(db_of(app), cfg_of(app), NOW) == 1

@@ -16,7 +16,7 @@ def test_a_move_updates_the_game_row_once_with_the_next_turns_clock(engine, cfg)
         game = lock_game(session, game_id)
         seats = seats_of(session, game_id)
         seat = seats[game.to_move]
-        move = bot_move(game, seat, load_state(game))
+        move = bot_move(game, seat, load_state(game), cfg=cfg)
 
         def record(conn, cursor, statement, *args):  # type: ignore[no-untyped-def]
             statements.append(" ".join(statement.split()).upper())

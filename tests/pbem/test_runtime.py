@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 
-from benchmarks.common import procfile_web_command
+import httpx
+import pytest
+
+from benchmarks.common import gunicorn, procfile_web_command
 from pbem import gunicorn_conf
 from pbem.runtime import GC_THRESHOLD
 
@@ -23,7 +27,6 @@ def test_a_web_worker_freezes_the_loaded_app_out_of_the_collector_and_collects_l
         gc.set_threshold(*before)
 
 
-
 def test_the_web_workers_time_out_and_count_as_configured(monkeypatch):
     import importlib
 
@@ -32,3 +35,18 @@ def test_the_web_workers_time_out_and_count_as_configured(monkeypatch):
     assert (conf.workers, conf.timeout, conf.graceful_timeout) == (5, 30, 25)
     monkeypatch.delenv("WEB_CONCURRENCY")
     assert importlib.reload(gunicorn_conf).workers == 3
+
+
+@pytest.mark.slow
+def test_two_procfile_web_processes_of_one_user_open_no_control_socket(database_url, tmp_path: Path):
+    # gunicorn 25.1+ opens ~/.gunicorn/gunicorn.ctl (or $XDG_RUNTIME_DIR/gunicorn.ctl) by
+    # default: a second service of the same user would take over the first one's socket.
+    home, runtime = tmp_path / "home", tmp_path / "run"
+    home.mkdir()
+    runtime.mkdir()
+    env = {"DATABASE_URL": database_url, "KORSAR_ENV": "testing", "BASE_URL": "http://127.0.0.1",
+           "WEB_CONCURRENCY": "1", "HOME": str(home), "XDG_RUNTIME_DIR": str(runtime)}
+    with gunicorn(procfile_web_command(), env) as first, gunicorn(procfile_web_command(), env) as second:
+        assert httpx.get(first + "/healthz").status_code == 200
+        assert httpx.get(second + "/healthz").status_code == 200
+        assert list(home.rglob("*.ctl")) == [] and list(runtime.rglob("*.ctl")) == []

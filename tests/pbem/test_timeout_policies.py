@@ -37,7 +37,7 @@ def test_autoplay_plays_the_greedy_move_and_tells_the_player_what_was_played(eng
     ann, bob = mover(engine, game_id), other(engine, game_id)
     bobs_hand = hand_codes(engine, game_id, bob.position)
     played = korsar.describe_move(
-        bot_move(game_row(engine, game_id), ann, load_state(game_row(engine, game_id))),
+        bot_move(game_row(engine, game_id), ann, load_state(game_row(engine, game_id)), cfg=cfg),
         korsar.player_view(load_state(game_row(engine, game_id)), ann.position))
     assert sweep(engine, cfg, DEADLINE)["timeouts"] == 1
     with session_scope(engine) as session:
@@ -107,7 +107,7 @@ def test_a_player_move_that_wins_the_race_cancels_the_timeout(engine, cfg):
     with session_scope(engine) as session:  # the player's click lands first
         game = lock_game(session, game_id)
         seat = seats_of(session, game_id)[game.to_move]
-        apply_game_move(session, cfg, game_id, seat.position, bot_move(game, seat, load_state(game)),
+        apply_game_move(session, cfg, game_id, seat.position, bot_move(game, seat, load_state(game), cfg=cfg),
                         expected_version=seen_version, now=DEADLINE)
     with session_scope(engine) as session:
         assert apply_timeout(session, cfg, game_id, seen_version, DEADLINE) is None
@@ -135,10 +135,10 @@ def test_a_timeout_that_fails_rolls_back_alone_and_is_applied_once_at_the_next_s
     games = [start_game(engine, cfg, deadline_hours=1) for _ in range(3)]
     real_bot_move = sweep_module.bot_move
 
-    def bot_move_failing_in_the_middle_game(game, seat, state, view=None):
+    def bot_move_failing_in_the_middle_game(game, seat, state, view=None, *, cfg):
         if game.id == games[1]:
             raise RuntimeError("a bug in one game")
-        return real_bot_move(game, seat, state, view)
+        return real_bot_move(game, seat, state, view, cfg=cfg)
 
     with monkeypatch.context() as patch:
         patch.setattr(sweep_module, "bot_move", bot_move_failing_in_the_middle_game)
@@ -179,7 +179,7 @@ def test_a_game_that_moved_after_the_sweep_looked_is_left_to_the_next_sweep(engi
     with session_scope(engine) as session:  # the sweep saw both at version 0; one is played meanwhile
         game = lock_game(session, moved)
         seat = seats_of(session, moved)[game.to_move]
-        apply_game_move(session, cfg, moved, seat.position, bot_move(game, seat, load_state(game)),
+        apply_game_move(session, cfg, moved, seat.position, bot_move(game, seat, load_state(game), cfg=cfg),
                         expected_version=0, now=DEADLINE - timedelta(minutes=1))
     with session_scope(engine) as session:
         assert apply_timeouts(session, cfg, [(moved, 0), (waiting, 0)], DEADLINE) == 1

@@ -1,6 +1,7 @@
 """The dashboard's forms (Flask-WTF: every one carries the session CSRF token)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import engine
@@ -13,7 +14,6 @@ from wtforms import (
     FloatField,
     Form,
     FormField,
-    IntegerField,
     PasswordField,
     SelectChoice,
     SelectField,
@@ -38,8 +38,25 @@ class EmailAddress:
                 raise ValidationError(exc.message) from None
 
 
+# Control characters (but tab and newline) mean nothing in a name, an address or a reason, and
+# PostgreSQL cannot store a NUL at all (the query failed: a 500).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def has_control_characters(text: str) -> bool:
+    return _CONTROL.search(text) is not None
+
+
+class PlainText:
+    """A field without control characters."""
+
+    def __call__(self, form: Form, field: StringField) -> None:
+        if field.data and has_control_characters(field.data):
+            raise ValidationError("Remove the control characters (such as NUL) from this field.")
+
+
 class LoginForm(FlaskForm):
-    email = EmailField("Email", validators=[DataRequired(), Length(max=254)])
+    email = EmailField("Email", validators=[DataRequired(), Length(max=254), PlainText()])
     password = PasswordField("Password", validators=[DataRequired(), Length(max=1000)])
 
 
@@ -82,9 +99,8 @@ class CreateGameForm(FlaskForm):
     name = StringField("Game name", validators=[Optional(), Length(max=200)])
     players = FieldList(FormField(PlayerRow), min_entries=MAX_SEATS, max_entries=MAX_SEATS)
     teams = BooleanField("Team play (4, 6 or 8 players; neighbours are partners)")
-    seed = IntegerField("Seed", validators=[Optional(), NumberRange(
-        min=0, max=2**31 - 1, message="The seed is a whole number from 0 to 2147483647.")],
-                        description="Leave empty for a random deal.")
+    # No seed field: a seed an admin types is a deal anyone can guess. Every game made here is
+    # dealt from the system's randomness (the CLI's --seed/--deck-file are for tests and replays).
     end_settlement = SelectField(
         "Ships left on the table at the end",
         choices=[SelectChoice("resolve", "go to whoever would capture them"),

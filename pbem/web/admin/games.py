@@ -10,7 +10,8 @@ from sqlmodel import col, select
 
 from pbem.auth import current_admin_email, record_audit
 from pbem.db import read_scope, session_scope
-from pbem.games.service import GameError, SeatSpec, create_game, export_record, load_state, moves_of, seats_of
+from pbem.games.service import GameError, SeatSpec, create_game, export_record, is_over, load_state, moves_of, \
+    seats_of
 from pbem.models import Game, GameStatus, OutboxMessage, SeatKind, utcnow
 from pbem.web.admin import bp, queries
 from pbem.web.admin.forms import ButtonForm, ChangeEmailForm, CreateGameForm, ExtendDeadlineForm, HandToBotForm
@@ -45,14 +46,14 @@ def game_new() -> Any:
         try:
             with session_scope(db()) as session:
                 game = create_game(
-                    session, config(), specs, teams=bool(form.teams.data), seed=form.seed.data,
+                    session, config(), specs, teams=bool(form.teams.data),
                     options={"end_settlement": form.end_settlement.data,
                              "waiting_time": bool(form.waiting_time.data)},
                     name=(form.name.data or "").strip(), deadline_hours=float(form.deadline_hours.data),
                     reminders=(form.reminders.data or "").strip(), on_timeout=form.on_timeout.data,
                 )
                 record_audit(session, current_admin_email() or "?", "create_game", game_id=game.id,
-                             detail=f"{game.name} ({len(specs)} players, seed {game.seed})")
+                             detail=f"{game.name} ({len(specs)} players)")  # never the deal
         except GameError as exc:
             error = exc.message
         else:
@@ -76,7 +77,8 @@ def load_detail(game_id: int) -> dict[str, Any]:
         audit, _ = queries.audit_entries(session, 1, game_id=game_id, size=100)
     view = engine.admin_view(load_state(game))
     return {"game": game, "seats": seats, "picture": table_picture(view), "log": move_log(moves, seats),
-            "emails": emails, "audit": audit, "options": json.loads(game.options_json), "now": utcnow()}
+            "emails": emails, "audit": audit, "options": json.loads(game.options_json), "now": utcnow(),
+            "over": is_over(game)}
 
 
 def render_detail(game_id: int, *, error: str | None = None, status: int = 200, **forms: Any) -> Any:
@@ -92,12 +94,12 @@ def render_detail(game_id: int, *, error: str | None = None, status: int = 200, 
     return render_template("admin/game_detail.html", **context), status
 
 
-@bp.route("/games/<int:game_id>")
+@bp.route("/games/<id:game_id>")
 def game_detail(game_id: int) -> Any:
     return render_detail(game_id)
 
 
-@bp.route("/games/<int:game_id>/export.json")
+@bp.route("/games/<id:game_id>/export.json")
 def game_export(game_id: int) -> Any:
     with read_scope(db()) as session:
         try:
