@@ -6,14 +6,14 @@ docs/rules-decisions.md.
 """
 from __future__ import annotations
 
-from engine.cards import FULL_DECK, validate_deck
+from engine.cards import FULL_DECK, colour_of, validate_deck
 from engine.errors import ConfigError, IllegalMove
 from engine.events import Event
 from engine.moves import normalize_move
 from engine.rules import apply_move, check_config, check_move, is_legal, legal_moves, new_game, \
     partner_of, scores, shuffled_deck, team_of, team_scores, winners
 from engine.state import GameState, Options, state_from_json, state_to_json
-from engine.text import card_name, describe_event, describe_move
+from engine.text import card_name, describe_event, describe_move, winner_names
 from engine.view import admin_view, player_view
 
 __all__ = [
@@ -22,5 +22,5 @@ __all__ = [
     "shuffled_deck",
     "team_of", "team_scores", "winners", "GameState", "Options", "state_from_json",
     "state_to_json", "card_name", "describe_event", "describe_move", "admin_view",
-    "player_view",
+    "player_view", "colour_of", "winner_names",
 ]

@@ -25,6 +25,9 @@ PIRATE_COUNTS: tuple[int, ...] = (2, 4, 4, 2)  # R1.2: strengths 1, 2, 3, 4 of o
 N_KINDS = 28
 ADMIRAL = 27
 N_MERCHANT_KINDS = 7
+FIRST_COLOUR_KIND = N_MERCHANT_KINDS  # kind of Green 1; each colour then has
+KINDS_PER_COLOUR = 5  # strengths 1..4 at offsets 0..3,
+CAPTAIN_OFFSET = 4  # and its captain at offset 4
 
 
 def _build_codes() -> tuple[str, ...]:
@@ -57,6 +60,19 @@ FULL_DECK: tuple[str, ...] = tuple(
 _FULL_COUNTER = Counter(FULL_DECK)
 
 
+def colour_of(code: str) -> str:
+    """The colour word of a card: "green", "blue", "red", "black" for pirates and
+    captains, "white" for the admiral (R1.3), "merchant" for merchant ships."""
+    kind = CODE_KIND.get(code) if isinstance(code, str) else None
+    if kind is None:
+        raise ValueError(f"Unknown card code {code!r}.")
+    if kind < N_MERCHANT_KINDS:
+        return "merchant"
+    if kind == ADMIRAL:
+        return "white"
+    return COLOURS[KIND_COLOUR[kind]]
+
+
 def is_card(code: object) -> bool:
     """True for one of the 28 card codes."""
     return isinstance(code, str) and code in CODE_KIND
@@ -77,4 +93,4 @@ def validate_deck(deck: Iterable[object]) -> list[str]:
                 raise ConfigError(
                     f"The deck must be exactly the 78 Korsar cards: it has {len(cards)} cards, "
                     f"with {have[code]} x {code} instead of {_FULL_COUNTER[code]}.")
-    return cards  # type: ignore[return-value]
+    return cards  # type: ignore[return-value]  # checked above: 78 card codes

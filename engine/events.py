@@ -11,9 +11,9 @@ from typing import Any
 EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "draw": ("seat",),
     "merchant": ("seat", "ship", "value"),
-    "pirate": ("seat", "card", "ship", "owner", "value"),
-    "captain": ("seat", "card", "ship", "owner", "value", "replaced"),
-    "admiral": ("seat", "ship", "value", "replaced"),
+    "pirate": ("seat", "card", "ship", "owner", "value", "attack"),
+    "captain": ("seat", "card", "ship", "owner", "value", "replaced", "attack"),
+    "admiral": ("seat", "ship", "value", "replaced", "attack"),
     "discard": ("seat", "card"),
     "capture": ("seat", "ship", "owner", "value", "settlement"),
     "hold": ("ship", "seat"),
@@ -23,7 +23,11 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True)
 class Event:
-    """One thing that happened; only the fields of its kind are meaningful."""
+    """One thing that happened; only the fields of its kind are meaningful.
+
+    ``attack`` (pirate, captain, admiral): the card hit a ship of another side than
+    the player's (in team play a partner's ship is the same side: no attack).
+    """
 
     kind: str
     seat: int | None = None
@@ -33,6 +37,7 @@ class Event:
     value: int | None = None
     replaced: str | None = None
     settlement: bool = False
+    attack: bool = False
     scores: tuple[int, ...] | None = None
     team_scores: tuple[int, ...] | None = None
     winners: tuple[int, ...] | None = None
@@ -51,6 +56,7 @@ class Event:
         for name in ("scores", "team_scores", "winners"):
             if kwargs.get(name) is not None:
                 kwargs[name] = tuple(kwargs[name])
-        if kind == "capture":
-            kwargs["settlement"] = bool(kwargs["settlement"])
+        for name in ("settlement", "attack"):
+            if name in kwargs:
+                kwargs[name] = bool(kwargs[name])  # missing in events stored before it existed
         return cls(kind, **kwargs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.cards import CODE_KIND, KIND_CODES, N_MERCHANT_KINDS
-from engine.core import DRAW
+from engine.core import DRAW, KIND_MASK, MAX_SHIPS, SHIP_SHIFT
 from engine.errors import IllegalMove
 from engine.text import card_name
 
@@ -60,17 +60,17 @@ def encode(move: dict[str, Any]) -> int:
     target = move.get("target")
     if target is None:
         return kind
-    if not 1 <= target <= 25:
+    if not 1 <= target <= MAX_SHIPS:
         return NO_SHIP
-    return target << 5 | kind
+    return target << SHIP_SHIFT | kind
 
 
 def decode(m: int) -> dict[str, Any]:
     """The JSON dict of a core int."""
     if m == DRAW:
         return {"action": "draw"}
-    kind = m & 31
-    ship = m >> 5
+    kind = m & KIND_MASK
+    ship = m >> SHIP_SHIFT
     if ship:
         return {"action": "play", "card": KIND_CODES[kind], "target": ship}
     if kind < N_MERCHANT_KINDS:

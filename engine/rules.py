@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine import core
-from engine.cards import CODE_KIND, COLOURS, FULL_DECK, KIND_CODES, KIND_COLOUR, \
+from engine.cards import ADMIRAL, CODE_KIND, COLOURS, FULL_DECK, KIND_CODES, KIND_COLOUR, \
     KIND_IS_CAPTAIN, N_MERCHANT_KINDS, validate_deck
 from engine.errors import ConfigError, IllegalMove
 from engine.events import Event
@@ -200,28 +200,28 @@ def _explain(st: GameState, seat: int, move: dict[str, Any]) -> str:
     return f"{colour} is already fighting for {where}: attack it with another colour."
 
 
-_KIND_NAMES = {core.E_DRAW: "draw", core.E_MERCHANT: "merchant", core.E_PIRATE: "pirate",
-               core.E_CAPTAIN: "captain", core.E_ADMIRAL: "admiral", core.E_DISCARD: "discard",
-               core.E_CAPTURE: "capture", core.E_HOLD: "hold", core.E_OVER: "game_over"}
-
-
-def _event(st: GameState, r: tuple) -> Event:
+def _event(st: GameState, r: Any) -> Event:  # r: one of core.*Record, dispatched on type(r)
     """An Event from one of the core's event records."""
-    k = r[0]
-    if k == core.E_DRAW:
-        return Event("draw", seat=r[1])
-    if k == core.E_MERCHANT:
-        return Event("merchant", seat=r[1], ship=r[2], value=r[3])
-    if k in (core.E_PIRATE, core.E_CAPTAIN, core.E_ADMIRAL):
-        replaced = KIND_CODES[r[6]] if len(r) > 6 and r[6] >= 0 else None
-        return Event(_KIND_NAMES[k], seat=r[1], card=KIND_CODES[r[2]], ship=r[3], owner=r[4],
-                     value=r[5], replaced=replaced)
-    if k == core.E_DISCARD:
-        return Event("discard", seat=r[1], card=KIND_CODES[r[2]])
-    if k == core.E_CAPTURE:
-        return Event("capture", seat=r[1], ship=r[2], owner=r[3], value=r[4], settlement=r[5])
-    if k == core.E_HOLD:
-        return Event("hold", ship=r[1], seat=r[2])
+    t = type(r)
+    if t is core.DrawRecord:
+        return Event("draw", seat=r.seat)
+    if t is core.MerchantRecord:
+        return Event("merchant", seat=r.seat, ship=r.ship, value=r.value)
+    if t is core.PirateRecord:
+        return Event("pirate", seat=r.seat, card=KIND_CODES[r.kind], ship=r.ship, owner=r.owner,
+                     value=r.value, attack=r.attack)
+    if t is core.LeaderRecord:
+        return Event("admiral" if r.kind == ADMIRAL else "captain", seat=r.seat,
+                     card=KIND_CODES[r.kind], ship=r.ship, owner=r.owner, value=r.value,
+                     replaced=KIND_CODES[r.replaced] if r.replaced >= 0 else None,
+                     attack=r.attack)
+    if t is core.DiscardRecord:
+        return Event("discard", seat=r.seat, card=KIND_CODES[r.kind])
+    if t is core.CaptureRecord:
+        return Event("capture", seat=r.seat, ship=r.ship, owner=r.owner, value=r.value,
+                     settlement=r.settlement)
+    if t is core.HoldRecord:
+        return Event("hold", ship=r.ship, seat=r.seat)
     ts = team_scores(st)
     return Event("game_over", scores=tuple(scores(st)),
                  team_scores=tuple(ts) if ts is not None else None,

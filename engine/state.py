@@ -52,38 +52,47 @@ class Options:
         return cls(settlement, waiting)
 
 
+# A card on a ship is one int, ``kind << PLAYED_KIND_SHIFT | seat`` (seats are 0..7).
+PLAYED_KIND_SHIFT = 3
+PLAYED_SEAT_MASK = (1 << PLAYED_KIND_SHIFT) - 1
+ALL_COLOURS = 15  # bitmask of the four colours (bit = colour index, see cards.COLOURS)
+
+
 class Ship:
     """A merchant ship on the table and the battle around it.
 
-    Lists indexed by side: ``colour`` (-1 = none yet), ``strength`` (skulls of
-    that side's pirates), ``lead`` (seat who played the side's first card
-    there, -1 = none). ``played``
-    holds ``kind << 3 | seat`` for every card on the ship, in play order.
-    ``best``/``pwin`` are the highest pirate strength and the side holding it
-    alone (-1 on a tie); ``taker`` is the seat a capture check would give the
-    ship to now (-1 = nobody), kept up to date after every card.
+    Lists indexed by side: ``colour`` (the side's one colour here, R4.2; -1 = none
+    yet), ``strength`` (skulls of that side's pirates, R4.4), ``lead_seat`` (the seat
+    that played the side's first card here, the one who takes the ship for a team,
+    R5.4; -1 = none). ``played`` holds ``kind << PLAYED_KIND_SHIFT | seat`` for every
+    card on the ship, in play order. ``leader_kind``/``leader_side``/``leader_seat``:
+    the captain or admiral that counts (R4.7), -1 for none. ``best_strength`` is the
+    highest pirate strength and ``best_side`` the side holding it alone (-1 on a tie,
+    R5.2). ``taker`` is the seat a capture check would give the ship to now (-1 =
+    nobody), kept up to date after every card; ``hold_for`` the seat the ship waits
+    for (R7, -1 = not on hold).
     """
 
-    __slots__ = ("id", "owner", "value", "colour", "free", "strength",
-                 "lead", "played", "leader", "leader_side", "leader_seat", "best", "pwin",
-                 "taker", "hold")
+    __slots__ = ("id", "owner", "value", "colour", "free_colours", "strength",
+                 "lead_seat", "played", "leader_kind", "leader_side", "leader_seat",
+                 "best_strength", "best_side", "taker", "hold_for")
 
     def __init__(self, ship_id: int, owner: int, value: int, n_sides: int) -> None:
         self.id = ship_id
         self.owner = owner
         self.value = value
         self.colour = [-1] * n_sides
-        self.free = 15  # bitmask of colours no side has here yet
+        self.free_colours = ALL_COLOURS  # bitmask of colours no side has here yet
         self.strength = [0] * n_sides
-        self.lead = [-1] * n_sides
+        self.lead_seat = [-1] * n_sides
         self.played: list[int] = []
-        self.leader = -1  # kind of the captain or admiral that counts (R4.7)
+        self.leader_kind = -1  # kind of the captain or admiral that counts (R4.7)
         self.leader_side = -1
         self.leader_seat = -1
-        self.best = 0
-        self.pwin = -1
+        self.best_strength = 0
+        self.best_side = -1
         self.taker = owner  # an unattacked ship goes to its owner (R5.1a)
-        self.hold = -1  # seat the ship waits for (R7), -1 = not on hold
+        self.hold_for = -1  # seat the ship waits for (R7), -1 = not on hold
 
     def clone(self) -> Ship:
         c = Ship.__new__(Ship)
@@ -91,56 +100,57 @@ class Ship:
         c.owner = self.owner
         c.value = self.value
         c.colour = self.colour[:]
-        c.free = self.free
+        c.free_colours = self.free_colours
         c.strength = self.strength[:]
-        c.lead = self.lead[:]
+        c.lead_seat = self.lead_seat[:]
         c.played = self.played[:]
-        c.leader = self.leader
+        c.leader_kind = self.leader_kind
         c.leader_side = self.leader_side
         c.leader_seat = self.leader_seat
-        c.best = self.best
-        c.pwin = self.pwin
+        c.best_strength = self.best_strength
+        c.best_side = self.best_side
         c.taker = self.taker
-        c.hold = self.hold
+        c.hold_for = self.hold_for
         return c
 
     @property
     def winner(self) -> int:
         """Side that would capture the ship now (R5.1b), -1 for none."""
-        return self.leader_side if self.leader_side >= 0 else self.pwin
+        return self.leader_side if self.leader_side >= 0 else self.best_side
 
     def key(self) -> tuple:
-        return (self.id, self.owner, self.value, tuple(self.lead), tuple(self.played),
-                self.hold)
+        return (self.id, self.owner, self.value, tuple(self.lead_seat), tuple(self.played),
+                self.hold_for)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "owner": self.owner, "value": self.value,
-                "cards": [[p & 7, KIND_CODES[p >> 3]] for p in self.played],
-                "lead": self.lead[:], "hold": self.hold}
+                "cards": [[p & PLAYED_SEAT_MASK, KIND_CODES[p >> PLAYED_KIND_SHIFT]]
+                          for p in self.played],
+                "lead": self.lead_seat[:], "hold": self.hold_for}
 
     @classmethod
     def from_json(cls, d: dict[str, Any], side_of: tuple[int, ...], n_sides: int) -> Ship:
         """Rebuild a ship; everything but cards, leads and hold is derived again."""
         sh = cls(int(d["id"]), int(d["owner"]), int(d["value"]), n_sides)
-        sh.lead = [int(x) for x in d["lead"]]
-        sh.hold = int(d["hold"])
+        sh.lead_seat = [int(x) for x in d["lead"]]
+        sh.hold_for = int(d["hold"])
         for seat, code in d["cards"]:
             kind = CODE_KIND[code]
             side = side_of[seat]
-            sh.played.append(kind << 3 | seat)
+            sh.played.append(kind << PLAYED_KIND_SHIFT | seat)
             if KIND_STRENGTH[kind]:
                 colour = KIND_COLOUR[kind]
                 sh.colour[side] = colour
-                sh.free &= ~(1 << colour)
+                sh.free_colours &= ~(1 << colour)
                 sh.strength[side] += KIND_STRENGTH[kind]
             else:
-                sh.leader, sh.leader_side, sh.leader_seat = kind, side, seat
+                sh.leader_kind, sh.leader_side, sh.leader_seat = kind, side, seat
         best = max(sh.strength)
-        sh.best = best
+        sh.best_strength = best
         holders = [s for s, v in enumerate(sh.strength) if v == best]
-        sh.pwin = holders[0] if best > 0 and len(holders) == 1 else -1
+        sh.best_side = holders[0] if best > 0 and len(holders) == 1 else -1
         w = sh.winner
-        sh.taker = sh.owner if not sh.played else (sh.lead[w] if w >= 0 else -1)
+        sh.taker = sh.owner if not sh.played else (sh.lead_seat[w] if w >= 0 else -1)
         return sh
 
 
@@ -204,7 +214,7 @@ class GameState:
             return NotImplemented
         return self.key() == other.key()
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable on purpose
 
     def __repr__(self) -> str:
         return (f"GameState(players={self.players!r}, teams={self.teams}, version={self.version}, "
@@ -242,7 +252,7 @@ def recount_capturable(state: GameState) -> None:
     counts = [0] * state.n_seats
     holds = 0
     for sh in state.table:
-        if sh.hold >= 0:
+        if sh.hold_for >= 0:
             holds += 1
         elif sh.taker >= 0:
             counts[sh.taker] += 1

@@ -127,3 +127,18 @@ def _game_over_text(ev: Any, players: list[str], viewer: int | None) -> str:
         if verdict.startswith("you"):
             verdict = "Y" + verdict[1:]
     return f"The game is over. Final gold: {table}. {verdict}."
+
+
+def winner_names(game: Any, names: list[str] | None = None) -> list[str]:
+    """The winners in words, from a GameState or a view: seat names in individual play,
+    the partners' names joined ("Ann & Bob") in team play; [] while the game runs.
+    ``names`` replaces the players' names per seat (e.g. "you" for the viewer)."""
+    if isinstance(game, dict):
+        players, teams, won = game["players"], game["teams"], game["winners"]
+    else:
+        players, teams = game.players, game.teams
+        won = game.winner_list if game.finished else []
+    who = list(names) if names is not None else list(players)
+    if not teams:
+        return [who[s] for s in won]
+    return [" & ".join(who[s] for s in range(len(who)) if s // 2 == t) for t in won]

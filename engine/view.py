@@ -9,7 +9,7 @@ from typing import Any
 
 from engine import rules
 from engine.cards import COLOURS, KIND_CODES
-from engine.state import GameState, Ship, hand_codes
+from engine.state import PLAYED_KIND_SHIFT, PLAYED_SEAT_MASK, GameState, Ship, hand_codes
 
 
 def table_json(state: GameState) -> list[dict[str, Any]]:
@@ -20,9 +20,10 @@ def table_json(state: GameState) -> list[dict[str, Any]]:
 def _ship_json(state: GameState, sh: Ship) -> dict[str, Any]:
     cards_of: dict[int, list[str]] = {}
     for p in sh.played:
-        cards_of.setdefault(state.side_of[p & 7], []).append(KIND_CODES[p >> 3])
+        cards_of.setdefault(state.side_of[p & PLAYED_SEAT_MASK], []).append(
+            KIND_CODES[p >> PLAYED_KIND_SHIFT])
     sides = []
-    for side in sorted(set(cards_of) | {s for s, lead in enumerate(sh.lead) if lead >= 0}):
+    for side in sorted(set(cards_of) | {s for s, lead in enumerate(sh.lead_seat) if lead >= 0}):
         cards = cards_of.get(side, [])
         if not cards:
             continue  # a side whose only card (the admiral) was replaced has left the fight
@@ -33,15 +34,16 @@ def _ship_json(state: GameState, sh: Ship) -> dict[str, Any]:
             "colour": COLOURS[colour] if colour >= 0 else None,
             "strength": sh.strength[side],
             "cards": cards,
-            "lead_seat": sh.lead[side],
+            "lead_seat": sh.lead_seat[side],
         })
     leader = None
-    if sh.leader >= 0:
-        leader = {"card": KIND_CODES[sh.leader], "seat": sh.leader_seat, "side": sh.leader_side}
+    if sh.leader_kind >= 0:
+        leader = {"card": KIND_CODES[sh.leader_kind], "seat": sh.leader_seat,
+                  "side": sh.leader_side}
     winner = sh.winner
     return {
         "id": sh.id, "owner": sh.owner, "value": sh.value,
-        "on_hold_for": sh.hold if sh.hold >= 0 else None,
+        "on_hold_for": sh.hold_for if sh.hold_for >= 0 else None,
         "sides": sides,
         "leader": leader,
         "strongest_side": winner if winner >= 0 and sh.played else None,

@@ -103,7 +103,7 @@ def test_r4_5_a_captain_beats_any_total_of_pirates():
     state, _ = play(three_player_game(), "M5", "B1 on 1", "R4 on 1", "draw")
     state, events = play(state, "BC on 1")
     assert events[0].to_json() == {"kind": "captain", "seat": 1, "card": "BC", "ship": 1,
-                                   "owner": 0, "value": 5, "replaced": None}
+                                   "owner": 0, "value": 5, "replaced": None, "attack": True}
     assert ship(state, 1)["leader"] == {"card": "BC", "seat": 1, "side": 1}
     assert ship(state, 1)["strongest_side"] == 1
     state, events = play(state, "R2 on 1", "draw")  # Cy 6 skulls against Bob's 1: no matter
@@ -137,7 +137,7 @@ def test_r4_6_the_admiral_beats_the_attackers_on_your_ship():
     state, _ = play(three_player_game(), "M5", "B3 on 1", "R4 on 1")
     state, events = play(state, "AD on 1")
     assert events[0].to_json() == {"kind": "admiral", "seat": 0, "ship": 1, "value": 5,
-                                   "replaced": None}
+                                   "replaced": None, "attack": False}
     state, events = play(state, "draw", "draw")
     assert events[-1].kind == "capture" and events[-1].seat == 0
 
