@@ -2,11 +2,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from urllib.parse import urlsplit
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# The package's own files (pbem/templates, pbem/static, pbem/email_templates, pbem/migrations):
+# shipped in the wheel, found next to this module wherever it is installed.
+PACKAGE_DIR = Path(__file__).resolve().parent
+VAR_DIR_ENV = "KORSAR_VAR_DIR"
 ENVIRONMENTS = ("development", "testing", "production")
 DEV_SECRET_KEY = "dev-only-secret-key-change-me"
 MIN_SECRET_KEY_BYTES = 32
@@ -42,8 +47,21 @@ def _is_loopback(url: str) -> bool:
     return host in {"localhost", "::1"} or host.startswith("127.")
 
 
+def var_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where local state lives by default (the SQLite file, the dev mail catcher's mail):
+    $KORSAR_VAR_DIR; else var/ of the source checkout when run from one (`make run`, as
+    always); else, for an installed package, var/ of the current directory (never
+    site-packages)."""
+    env = os.environ if environ is None else environ
+    if env.get(VAR_DIR_ENV):
+        return Path(env[VAR_DIR_ENV])
+    if (PROJECT_ROOT / "pyproject.toml").is_file():
+        return PROJECT_ROOT / "var"
+    return Path.cwd() / "var"
+
+
 def _default_database_url() -> str:
-    return f"sqlite:///{PROJECT_ROOT / 'var' / 'korsar.sqlite3'}"
+    return f"sqlite:///{var_dir() / 'korsar.sqlite3'}"
 
 
 @dataclass

@@ -24,7 +24,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from pbem.config import PROJECT_ROOT
+from pbem.config import var_dir
 
 DEMO_PLAYERS = ["You <you@korsar.localhost>", "bot:greedy", "bot:random"]
 ADMIN_EMAIL = "admin@korsar.localhost"
@@ -41,7 +41,7 @@ class DevSettings:
     @classmethod
     def from_env(cls) -> "DevSettings":
         env = os.environ
-        return cls(var_dir=Path(env.get("KORSAR_VAR_DIR") or PROJECT_ROOT / "var").resolve(),
+        return cls(var_dir=var_dir(env).resolve(),
                    web_port=int(env.get("KORSAR_WEB_PORT") or 5000),
                    catcher_port=int(env.get("KORSAR_CATCHER_PORT") or 8025),
                    reload=env.get("KORSAR_WEB_RELOAD", "1") not in {"0", "false", "no"})
@@ -128,6 +128,7 @@ def ensure_demo(s: DevSettings) -> dict[str, Any]:
                 game = create_game(session, cfg, DEMO_PLAYERS, name="Demo: you against two bots",
                                    deadline_hours=72)
                 state["game_id"] = game.id
+            assert game.id is not None  # a stored game has its id
             seat = session.exec(_seat_query(Seat, game.id)).first()
             state["game_url"] = _game_url(cfg, seat) if seat is not None else None
             if "admin_password" not in state:

@@ -21,8 +21,11 @@ from email.parser import BytesHeaderParser
 from pathlib import Path
 
 from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP
+from aiosmtpd.smtp import Envelope as SMTPEnvelope
+from aiosmtpd.smtp import Session as SMTPSession
 
-from pbem.config import PROJECT_ROOT
+from pbem.config import var_dir
 
 MAIL_DIR_ENV = "KORSAR_MAIL_DIR"
 # "<nanoseconds>-<hex>": sortable by arrival, and nothing else can name a file.
@@ -30,7 +33,7 @@ _MAIL_ID = re.compile(r"^[0-9]{19}-[0-9a-f]{8}$")
 
 
 def default_mail_dir() -> Path:
-    return Path(os.environ.get(MAIL_DIR_ENV) or PROJECT_ROOT / "var" / "mail")
+    return Path(os.environ.get(MAIL_DIR_ENV) or var_dir() / "mail")
 
 
 def save_message(directory: Path, raw: bytes, mail_from: str, rcpt_tos: list[str]) -> str:
@@ -55,8 +58,9 @@ class SaveToDirectory:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
-    async def handle_DATA(self, server, session, envelope):  # type: ignore[no-untyped-def]
+    async def handle_DATA(self, server: SMTP, session: SMTPSession, envelope: SMTPEnvelope) -> str:
         raw = envelope.original_content or envelope.content
+        assert isinstance(raw, bytes)  # the Controller keeps decode_data off: content is bytes
         save_message(self.directory, raw, envelope.mail_from or "", list(envelope.rcpt_tos))
         return "250 Message accepted for delivery"
 
@@ -122,7 +126,7 @@ def load_mail(directory: Path | None, mail_id: str) -> EmailMessage | None:
     if path is None:
         return None
     with open(path, "rb") as fh:
-        return email.message_from_binary_file(fh, policy=email.policy.default)  # type: ignore[return-value]
+        return email.message_from_binary_file(fh, policy=email.policy.default)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,4 +1,5 @@
-"""Rendering emails from `email_templates/`: `<name>.subject.txt`, `<name>.txt`, `<name>.html`.
+"""Rendering emails from `pbem/email_templates/` (package data, shipped in the wheel):
+`<name>.subject.txt`, `<name>.txt`, `<name>.html`.
 
 HTML templates are autoescaped (player names are untrusted); text templates are not, since
 they are never shown as HTML. The subject is forced onto one line.
@@ -11,10 +12,10 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from pbem.config import PROJECT_ROOT
+from pbem.config import PACKAGE_DIR
 from pbem.mail.outbox import Email
 
-TEMPLATE_DIR = PROJECT_ROOT / "email_templates"
+TEMPLATE_DIR = PACKAGE_DIR / "email_templates"
 MAX_SUBJECT_LENGTH = 200
 _SPACE_RE = re.compile(r"\s+")
 

@@ -80,3 +80,14 @@ def test_production_refuses_a_weak_fallback_key_too(fallbacks):
 
 def test_weak_keys_are_fine_outside_production():
     assert Config.from_env({"KORSAR_ENV": "testing", "SECRET_KEY": "x", "SECRET_KEY_FALLBACKS": "y"}).SECRET_KEY == "x"
+
+
+def test_local_state_goes_to_the_checkouts_var_or_the_current_directorys(tmp_path, monkeypatch):
+    from pbem import config
+
+    assert config.var_dir({"KORSAR_VAR_DIR": str(tmp_path)}) == tmp_path
+    assert config.var_dir({}) == config.PROJECT_ROOT / "var"  # run from the checkout: as `make run` always did
+    monkeypatch.setattr(config, "PROJECT_ROOT", tmp_path / "site-packages")  # installed: no pyproject.toml
+    monkeypatch.chdir(tmp_path)
+    assert config.var_dir({}) == tmp_path / "var"
+    assert config._default_database_url() == f"sqlite:///{tmp_path / 'var' / 'korsar.sqlite3'}"
