@@ -22,6 +22,7 @@ test: install lint
 
 lint: install
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 test-sqlite: install
 	$(PY) -m pytest -q

@@ -21,7 +21,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from flask import g, redirect, request, session, url_for
 from sqlalchemy import delete, func, text, update
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbem.models import AdminUser, AuditLog, LoginAttempt, utcnow
 
@@ -80,14 +80,14 @@ class LoginResult:
 
 def _recent_failures(session: Session, column: Any, value: str, since: datetime) -> int:
     query = select(func.count()).select_from(LoginAttempt).where(
-        column == value, LoginAttempt.created_at >= since, LoginAttempt.success.is_(False)
+        column == value, LoginAttempt.created_at >= since, col(LoginAttempt.success).is_(False)
     )
     return session.exec(query).one()
 
 
 def _last_success(session: Session, email: str) -> datetime | None:
     query = select(func.max(LoginAttempt.created_at)).where(
-        LoginAttempt.email == email, LoginAttempt.success.is_(True)
+        LoginAttempt.email == email, col(LoginAttempt.success).is_(True)
     )
     return session.exec(query).one()
 
@@ -151,10 +151,10 @@ def attempt_login(session: Session, email: str, password: str, ip: str, *, now: 
         ok = False
     if not ok or admin is None:
         return LoginResult(None, "Wrong email or password.", 401)
-    session.execute(update(LoginAttempt).where(LoginAttempt.id == attempt.id).values(success=True))
+    session.execute(update(LoginAttempt).where(col(LoginAttempt.id) == attempt.id).values(success=True))
     # Old rows of this email no longer count for anything (indexed delete keeps the table small).
-    session.execute(delete(LoginAttempt).where(LoginAttempt.email == email,
-                                               LoginAttempt.created_at < now - FAILURE_WINDOW))
+    session.execute(delete(LoginAttempt).where(col(LoginAttempt.email) == email,
+                                               col(LoginAttempt.created_at) < now - FAILURE_WINDOW))
     if _hasher.check_needs_rehash(admin.password_hash):
         admin.password_hash = hash_password(password)
     admin.last_login_at = now
@@ -191,7 +191,7 @@ def log_in(admin: AdminUser) -> None:
 
 def end_all_sessions(db_session: Session, admin_id: int) -> None:
     """Every session cookie of this admin stops working, on every device (copied ones too)."""
-    db_session.execute(update(AdminUser).where(AdminUser.id == admin_id)
+    db_session.execute(update(AdminUser).where(col(AdminUser.id) == admin_id)
                        .values(session_generation=AdminUser.session_generation + 1))
 
 

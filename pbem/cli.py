@@ -55,7 +55,7 @@ def worker_command(once: bool) -> None:
 
     from pbem.worker import run_worker
 
-    if not run_worker(current_app._get_current_object(), once=once):  # type: ignore[attr-defined]
+    if not run_worker(current_app._get_current_object(), once=once):  # type: ignore[attr-defined]  # current_app is a LocalProxy
         raise click.ClickException("a worker job failed (see the log above)")
 
 

@@ -100,7 +100,7 @@ def read_move(cfg: Config, token: str, max_age: int = MOVE_LINK_MAX_AGE) -> Move
     except SignatureExpired as exc:
         # The signature was good, so the (still encoded) payload says whose link it was.
         try:
-            parsed = _parse_move(serializer.load_payload(exc.payload))
+            parsed = _parse_move(serializer.load_payload(exc.payload)) if exc.payload is not None else None
         except BadSignature:
             parsed = None
         raise LinkError("This move link has expired. Open your game page to see your moves now.",

@@ -9,7 +9,7 @@ from typing import Optional
 
 from pydantic import NaiveDatetime
 from sqlalchemy import Column, Index, Text, UniqueConstraint
-from sqlmodel import Field, SQLModel
+from sqlmodel import Field, SQLModel, col
 
 
 def utcnow() -> datetime:
@@ -191,14 +191,14 @@ class LoginAttempt(SQLModel, table=True):
 
 
 # Sort keys of the admin games list (status filter + order by, served by an index).
-Index("ix_game_status_created", Game.status, Game.created_at)
-Index("ix_game_status_updated", Game.status, Game.updated_at)
-Index("ix_game_created", Game.created_at)
-Index("ix_game_updated", Game.updated_at)
-Index("ix_game_deadline", Game.deadline_at)
-Index("ix_game_turn_started", Game.turn_started_at)
-Index("ix_outbox_game_created", OutboxMessage.game_id, OutboxMessage.created_at)
-Index("ix_outbox_sent_at", OutboxMessage.sent_at)
+Index("ix_game_status_created", col(Game.status), col(Game.created_at))
+Index("ix_game_status_updated", col(Game.status), col(Game.updated_at))
+Index("ix_game_created", col(Game.created_at))
+Index("ix_game_updated", col(Game.updated_at))
+Index("ix_game_deadline", col(Game.deadline_at))
+Index("ix_game_turn_started", col(Game.turn_started_at))
+Index("ix_outbox_game_created", col(OutboxMessage.game_id), col(OutboxMessage.created_at))
+Index("ix_outbox_sent_at", col(OutboxMessage.sent_at))
 
 
 # ---------------------------------------------------------------- clocks: event notices (pbem/clocks/notices.py)

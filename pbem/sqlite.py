@@ -23,6 +23,7 @@ import threading
 from typing import Any
 
 from sqlalchemy import event
+from sqlalchemy.engine import Connection
 from sqlalchemy.engine import Engine
 
 # Execution option marking read_scope's transactions (SQLite begins them without a write lock).
@@ -69,7 +70,7 @@ class QueuedWriterConnection(sqlite3.Connection):
             self._queued = False
             if getattr(_queue_holder, "connection", None) is self:
                 _queue_holder.connection = None
-            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)  # type: ignore[arg-type]
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)  # type: ignore[arg-type]  # queued: the lock file is open
 
     def commit(self) -> None:
         try:
@@ -114,7 +115,7 @@ def configure(engine: Engine) -> None:
     """Pragmas on every new connection; BEGIN IMMEDIATE (after the queue) for writes."""
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+    def _on_connect(dbapi_conn: sqlite3.Connection, _record: object) -> None:
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA synchronous=NORMAL")
@@ -124,7 +125,7 @@ def configure(engine: Engine) -> None:
         cur.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
+    def _on_begin(conn: Connection) -> None:
         # Readers (read_scope) take no write lock: in WAL mode they never wait for writers.
         if conn.get_execution_options().get(READ_ONLY_OPTION):
             conn.exec_driver_sql("BEGIN")

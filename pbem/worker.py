@@ -103,7 +103,8 @@ def run_job(name: str, engine: Engine, cfg: Config, now: datetime | None = None,
     ms = round((time.monotonic() - started) * 1000, 1)
     busy = any(isinstance(v, int) and v for v in result.values())
     # Idle polls log at DEBUG: a poll every second would otherwise flood the log.
-    log_event("job", logging.INFO if busy else logging.DEBUG, job=name, ms=ms, **result)
+    fields: dict[str, Any] = {"job": name, "ms": ms, **result}  # counts only: no key is exc_info
+    log_event("job", logging.INFO if busy else logging.DEBUG, **fields)
     return {"job": name, **result}
 
 

@@ -98,6 +98,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.db)
 
 
+@pytest.fixture
+def engine(database_url: str):
+    """The test database's SQLAlchemy engine (tests that work below the Flask app)."""
+    from pbem.db import make_engine
+
+    engine = make_engine(database_url)
+    yield engine
+    engine.dispose()
+
+
 # ---------------------------------------------------------------- SMTP
 @dataclass
 class SmtpRecorder:

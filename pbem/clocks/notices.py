@@ -22,7 +22,6 @@ from pbem.models import Game, Notice, NoticeStatus, Seat, SeatKind
 
 ATTACK_EMAIL_INTERVAL = timedelta(hours=1)
 DIGEST_TIME = time(8, 0)
-ATTACK_KINDS = ("pirate", "captain")
 
 
 def wants_events(seat: Seat) -> bool:
@@ -37,7 +36,7 @@ def next_digest_time(seat: Seat, now: datetime) -> datetime:
     return to_utc(datetime.combine(day, DIGEST_TIME, tzinfo=zone))
 
 
-_NOTICES = Notice.__table__  # type: ignore[attr-defined]
+_NOTICES = Notice.__table__  # type: ignore[attr-defined]  # SQLModel declares no __table__
 _LAST_ATTACK_EMAIL = select(func.max(Notice.sent_at)).where(
     Notice.seat_id == bindparam("seat_id"), Notice.kind == "attacked")
 _INSERT_NOTICE = insert(_NOTICES)
@@ -80,14 +79,12 @@ def record_attacks(session: Session, cfg: Config, game: Game, seats: list[Seat],
     by_position = {s.position: s for s in seats}
     count = 0
     for event in events:
-        owner, attacker = event.get("owner"), event.get("seat")
-        if event.get("kind") not in ATTACK_KINDS or owner is None or owner == attacker:
+        if not event.get("attack"):  # the engine says whether it hit another side's ship
             continue
-        owner_seat, attacker_seat = by_position.get(owner), by_position.get(attacker)  # type: ignore[arg-type]
-        if owner_seat is None or attacker_seat is None:
+        owner = event["owner"]
+        owner_seat = by_position.get(owner)
+        if owner_seat is None:
             continue
-        if game.teams and owner_seat.team is not None and owner_seat.team == attacker_seat.team:
-            continue  # a partner defending your ship is no attack
         text = engine.describe_event(event, players, owner)
         if add_notice(session, game, owner_seat, "attacked", text, now=now):
             count += 1
@@ -104,10 +101,10 @@ def claim_due_notices(session: Session, seat_id: int, now: datetime) -> list[tup
     """Mark the seat's due notices sent, return them as (id, kind, text); a second worker gets []."""
     rows = session.execute(
         update(Notice)
-        .where(Notice.seat_id == seat_id, Notice.status == NoticeStatus.PENDING,  # type: ignore[arg-type]
+        .where(col(Notice.seat_id) == seat_id, col(Notice.status) == NoticeStatus.PENDING,
                col(Notice.due_at) <= now)
         .values(status=NoticeStatus.SENT, sent_at=now)
-        .returning(Notice.id, Notice.kind, Notice.text)
+        .returning(col(Notice.id), col(Notice.kind), col(Notice.text))
     ).all()
     return sorted((id_, kind, text) for id_, kind, text in rows)
 

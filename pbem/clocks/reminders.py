@@ -29,7 +29,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import load_only
+from sqlalchemy.orm import QueryableAttribute, load_only
 from sqlmodel import Session, col, select
 
 from pbem.clocks import emails
@@ -50,12 +50,20 @@ CHUNK = 200  # games claimed per transaction: short locks, few round trips
 # The text of a reminder not rendered yet (also what the admin outbox page shows for it).
 DEFERRED_TEXT = ("This reminder is written from the game as it stands just before it is sent: "
                  "the player's hand, the table and fresh move links.")
+
+
+def _attributes(*attributes: Any) -> tuple[QueryableAttribute[Any], ...]:
+    """Model attributes as load_only takes them: SQLModel types them as their values, not as the
+    instrumented attributes they are on the class."""
+    return attributes
+
+
 _CLAIM_COLUMNS = (
-    load_only(Game.id, Game.name, Game.thread_id, Game.deadline_at, Game.deadline_hours,  # type: ignore[arg-type]
-              Game.reminders, Game.reminders_sent, Game.next_reminder_at, Game.on_timeout),
-    load_only(Seat.id, Seat.game_id, Seat.position, Seat.email, Seat.kind,  # type: ignore[arg-type]
-              Seat.handed_to_bot, Seat.unsubscribed, Seat.timezone, Seat.vacation_start,
-              Seat.vacation_end, Seat.link_nonce),  # the nonce signs the unsubscribe link
+    load_only(*_attributes(Game.id, Game.name, Game.thread_id, Game.deadline_at, Game.deadline_hours,
+                           Game.reminders, Game.reminders_sent, Game.next_reminder_at, Game.on_timeout)),
+    load_only(*_attributes(Seat.id, Seat.game_id, Seat.position, Seat.email, Seat.kind,
+                           Seat.handed_to_bot, Seat.unsubscribed, Seat.timezone, Seat.vacation_start,
+                           Seat.vacation_end, Seat.link_nonce)),  # the nonce signs the unsubscribe link
 )
 
 
@@ -99,7 +107,7 @@ def queue_due_reminders(session: Session, cfg: Config, game_ids: list[int], now:
         .where(col(Game.id).in_(game_ids), Game.status == GameStatus.RUNNING,
                col(Game.next_reminder_at) <= now)
         .options(*_CLAIM_COLUMNS)
-        .with_for_update(of=Game, skip_locked=True)  # type: ignore[arg-type]
+        .with_for_update(of=Game, skip_locked=True)
     ).all()
     steps, rows = [], []
     for game, seat in found:
@@ -112,13 +120,13 @@ def queue_due_reminders(session: Session, cfg: Config, game_ids: list[int], now:
             rows.append(_pending_row(cfg, game, seat, now))
     if not steps:
         return 0
-    table = Game.__table__  # type: ignore[attr-defined]
+    table = Game.__table__  # type: ignore[attr-defined]  # SQLModel declares no __table__
     connection = session.connection()
     connection.execute(
         update(table).where(table.c.id == bindparam("gid"))
         .values(next_reminder_at=bindparam("next_at"), reminders_sent=bindparam("step")), steps)
     if rows:
-        connection.execute(insert(OutboxMessage.__table__), rows)  # type: ignore[attr-defined]
+        connection.execute(insert(OutboxMessage.__table__), rows)  # type: ignore[attr-defined]  # SQLModel declares no __table__
     log.info("reminders queued=%s claimed=%s games=%s", len(rows), len(steps),
              [r["game_id"] for r in rows])
     return len(rows)
@@ -193,24 +201,24 @@ def is_deferred(row: OutboxMessage) -> bool:
 def render_deferred(engine: Engine, cfg: Config, row: OutboxMessage, worker_id: str,
                     now: datetime) -> Rendered:
     """Fill in `row` (claimed by `worker_id`) from the game as it is `now`, or cancel it."""
-    mine = (col(OutboxMessage.id) == row.id, OutboxMessage.claimed_by == worker_id,
-            OutboxMessage.status == OutboxStatus.SENDING)
+    mine = (col(OutboxMessage.id) == row.id, col(OutboxMessage.claimed_by) == worker_id,
+            col(OutboxMessage.status) == OutboxStatus.SENDING)
     with session_scope(engine) as session:
         game = session.get(Game, row.game_id) if row.game_id is not None else None
         seat = session.get(Seat, row.seat_id) if row.seat_id is not None else None
         deferred = DEFERRED[row.kind]
         reason = deferred.stale(game, seat, row, now)
         if reason is not None:
-            done = session.execute(update(OutboxMessage).where(*mine).values(
+            done = session.exec(update(OutboxMessage).where(*mine).values(
                 status=OutboxStatus.CANCELLED, last_error=reason, claimed_by=None,
                 claimed_until=None, next_attempt_at=now))
-            return Rendered.CANCELLED if done.rowcount == 1 else Rendered.LOST  # type: ignore[attr-defined]
+            return Rendered.CANCELLED if done.rowcount == 1 else Rendered.LOST
         assert game is not None and seat is not None
         email = deferred.write(session, cfg, game, seat, row, now)
         values = {"subject": email.subject, "text_body": email.text_body, "html_body": email.html_body,
                   "headers_json": json.dumps(email.headers, sort_keys=True)}
-        done = session.execute(update(OutboxMessage).where(*mine).values(**values))
-        if done.rowcount != 1:  # type: ignore[attr-defined]
+        done = session.exec(update(OutboxMessage).where(*mine).values(**values))
+        if done.rowcount != 1:
             return Rendered.LOST
     for key, value in values.items():
         setattr(row, key, value)

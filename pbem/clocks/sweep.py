@@ -52,7 +52,8 @@ def due_timeouts(session: Session, now: datetime, limit: int = BATCH) -> list[tu
     return [(r[0], r[1]) for r in session.exec(
         select(Game.id, Game.version).where(Game.status == GameStatus.RUNNING,
                                             col(Game.deadline_at) <= now)
-        .order_by(col(Game.deadline_at), col(Game.id)).limit(limit))]  # one lock order for all workers
+        .order_by(col(Game.deadline_at), col(Game.id)).limit(limit))
+        if r[0] is not None]  # one lock order for all workers; (a stored game has its id: narrows only)
 
 
 def apply_timeouts(session: Session, cfg: Config, due: list[tuple[int, int]], now: datetime) -> int:
@@ -88,15 +89,16 @@ def _apply_timeouts_together(session: Session, cfg: Config, due: list[tuple[int,
                            col(Game.deadline_at) <= now)
         .order_by(col(Game.deadline_at), col(Game.id))
         .with_for_update(skip_locked=True).execution_options(populate_existing=True)).all()
-    games = [g for g in games if g.version == seen[g.id]]  # moved since the read: next sweep
-    seats: dict[int, list[Seat]] = {g.id: [] for g in games}  # type: ignore[misc]
+    # Moved since the read: next sweep. (The ignore: a stored game's id is never None.)
+    games = [g for g in games if g.version == seen[g.id]]  # type: ignore[index]
+    seats: dict[int, list[Seat]] = {g.id: [] for g in games}  # type: ignore[misc]  # stored: its id is set
     for seat in session.exec(select(Seat).where(col(Seat.game_id).in_(list(seats)))
                              .order_by(col(Seat.game_id), col(Seat.position))):
         seats[seat.game_id].append(seat)
     timeouts = []
     with batched_writes(session):
         for game in games:
-            timeout = _timeout(session, cfg, game, seats[game.id], now)  # type: ignore[index]
+            timeout = _timeout(session, cfg, game, seats[game.id], now)  # type: ignore[index]  # stored: its id is set
             if timeout is not None:
                 timeouts.append(timeout)
         store_moves(session, cfg, [t.move for t in timeouts if t.move is not None])
@@ -138,9 +140,9 @@ def _timeout(session: Session, cfg: Config, game: Game, seats: list[Seat],
     assert seat is not None
     policy, planned = game.on_timeout, None
     if policy == "pause":
-        lifecycle.pause_game(session, cfg, game.id, now=now, actor="clock", reason="timeout")  # type: ignore[arg-type]
+        lifecycle.pause_game(session, cfg, game.id, now=now, actor="clock", reason="timeout")  # type: ignore[arg-type]  # stored: its id is set
     elif policy == "bot":
-        lifecycle.hand_seat_to_bot(session, cfg, game.id, seat.position, now=now, actor="clock",  # type: ignore[arg-type]
+        lifecycle.hand_seat_to_bot(session, cfg, game.id, seat.position, now=now, actor="clock",  # type: ignore[arg-type]  # stored: its id is set
                                    reason="timeout")
     else:
         policy = "autoplay"
@@ -154,7 +156,7 @@ def _timeout(session: Session, cfg: Config, game: Game, seats: list[Seat],
     return _Timeout(policy, seat, planned)
 
 
-_SEATS = Seat.__table__  # type: ignore[attr-defined]
+_SEATS = Seat.__table__  # type: ignore[attr-defined]  # SQLModel declares no __table__
 
 
 def _count_timeouts(session: Session, seats: list[Seat]) -> None:
@@ -172,7 +174,8 @@ def due_reminders(session: Session, now: datetime, limit: int = BATCH) -> list[t
     return [(r[0], r[1]) for r in session.exec(
         select(Game.id, Game.next_reminder_at).where(Game.status == GameStatus.RUNNING,
                                                      col(Game.next_reminder_at) <= now)
-        .order_by(col(Game.next_reminder_at)).limit(limit))]
+        .order_by(col(Game.next_reminder_at)).limit(limit))
+        if r[0] is not None and r[1] is not None]  # the WHERE has no NULL: narrows only
 
 
 # ---------------------------------------------------------------- the sweep

@@ -48,9 +48,9 @@ def retry_outbox_message(session: Session, message_id: int, *, now: datetime) ->
 
 def retry_all_failed(session: Session, *, now: datetime) -> int:
     """Make every failed email due now; returns how many."""
-    result = session.execute(
+    result = session.exec(
         update(OutboxMessage).where(col(OutboxMessage.status) == OutboxStatus.FAILED)
         .values(status=OutboxStatus.PENDING, next_attempt_at=now, attempts=0,
                 claimed_by=None, claimed_until=None)
     )
-    return int(result.rowcount or 0)  # type: ignore[attr-defined]
+    return int(result.rowcount or 0)

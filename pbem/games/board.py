@@ -11,14 +11,15 @@ from typing import Any
 
 import engine
 
-# Background and text colour of each card family; the word is always printed too.
+# Background and text colour of each card colour (`engine.colour_of`); the word is always
+# printed too.
 _CARD_STYLE: dict[str, tuple[str, str, str]] = {
-    "G": ("Green", "#2e7d32", "#ffffff"),
-    "B": ("Blue", "#1565c0", "#ffffff"),
-    "R": ("Red", "#c62828", "#ffffff"),
-    "K": ("Black", "#212121", "#ffffff"),
-    "A": ("White", "#ffffff", "#212121"),
-    "M": ("", "#f5e6c8", "#3e2723"),
+    "green": ("Green", "#2e7d32", "#ffffff"),
+    "blue": ("Blue", "#1565c0", "#ffffff"),
+    "red": ("Red", "#c62828", "#ffffff"),
+    "black": ("Black", "#212121", "#ffffff"),
+    "white": ("White", "#ffffff", "#212121"),
+    "merchant": ("", "#f5e6c8", "#3e2723"),
 }
 
 
@@ -32,16 +33,16 @@ class CardView:
 
 
 def card(code: str) -> CardView:
-    colour, bg, fg = _CARD_STYLE[code[0]]
+    colour, bg, fg = _CARD_STYLE[engine.colour_of(code)]
     return CardView(code, engine.card_name(code), colour, bg, fg)
 
 
 def colour_style(colour: str | None) -> tuple[str, str]:
     """Background and text colour of a colour word ("blue"); grey for none (only the Admiral)."""
-    for word, bg, fg in _CARD_STYLE.values():
-        if colour and word.lower() == colour.lower():
-            return bg, fg
-    return "#eeeeee", "#212121"
+    style = _CARD_STYLE.get(colour.lower()) if colour else None
+    if style is None or not style[0]:
+        return "#eeeeee", "#212121"
+    return style[1], style[2]
 
 
 def _side_label(view: dict[str, Any], side: dict[str, Any]) -> str:
@@ -107,12 +108,6 @@ def board(view: dict[str, Any]) -> dict[str, Any]:
                   "members": [name(s) for s in range(len(players)) if team_of and team_of[s] == t],
                   "score": score}
                  for t, score in enumerate(view["team_scores"])]
-    winner_names: list[str] = []
-    if view.get("winners"):
-        if teams is not None:
-            winner_names = [" & ".join(teams[t]["members"]) for t in view["winners"]]
-        else:
-            winner_names = [name(s) for s in view["winners"]]
     return {
         "seat": me,
         "you": players[me],
@@ -127,7 +122,7 @@ def board(view: dict[str, Any]) -> dict[str, Any]:
         "your_turn": view["to_move"] == me,
         "finished": view["finished"],
         "teams": teams,
-        "winners": winner_names,
+        "winners": engine.winner_names(view, [name(s) for s in range(len(players))]),
         "version": view["version"],
     }
 

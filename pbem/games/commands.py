@@ -76,9 +76,9 @@ def create_game_command(players: tuple[str, ...], teams: bool, seed: str | None,
         with session_scope(db()) as session:
             game = service.create_game(
                 session, config(), list(players), teams=teams,
-                seed=_number(seed, "The seed"), deck=deck,  # type: ignore[arg-type]
+                seed=_number(seed, "The seed"), deck=deck,  # type: ignore[arg-type]  # _number gives the kind asked
                 options=_options(options), name=name,
-                deadline_hours=_number(deadline_hours, "The deadline", float),  # type: ignore[arg-type]
+                deadline_hours=_number(deadline_hours, "The deadline", float),  # type: ignore[arg-type]  # _number gives the kind asked
                 reminders=reminders, on_timeout=on_timeout)
             # Never the seed or the deck: they give away every hand and the draw pile.
             dealt = ("the given seed" if game.seed is not None else

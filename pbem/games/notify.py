@@ -27,20 +27,6 @@ from pbem.mail.outbox import Email, OutboxRow, enqueue, outbox_row, queue_row
 from pbem.mail.render import render_email, render_subject
 from pbem.models import Game, GameStatus, MoveRecord, OutboxMessage, Seat, SeatKind
 
-RULES_SUMMARY = [
-    "On your turn you do one thing: draw a card, play a merchant ship in front of you, "
-    "attack or defend a ship with a pirate, play a captain or the admiral, or (only when the "
-    "draw pile is empty) discard a card.",
-    "Each side fights for a ship with one colour only, and a colour already used on that ship "
-    "by another side is taken there.",
-    "A captain of your colour beats any number of pirates; only the owner of a ship may play "
-    "the admiral on it. The last captain or admiral played on a ship counts.",
-    "At the start of your turn you take your own unattacked ships home and every ship where "
-    "you are strictly strongest. Ties capture nothing.",
-    "The game ends when the draw pile is empty and someone has no cards left. Your score is "
-    "the gold you captured minus the merchant ships still in your hand.",
-]
-
 
 def wants_mail(seat: Seat) -> bool:
     return seat.kind == SeatKind.HUMAN and bool(seat.email)
@@ -60,7 +46,7 @@ def move_links(cfg: Config, game: Game, seat: Seat, view: dict[str, Any]) -> lis
     """One signed link per legal move of the seat, with the move in words."""
     out = []
     for move in view["legal_moves"]:
-        token = links.sign_move(cfg, game.id, seat.position, seat.link_nonce,  # type: ignore[arg-type]
+        token = links.sign_move(cfg, game.id, seat.position, seat.link_nonce,  # type: ignore[arg-type]  # stored: its id is set
                                 view["version"], move)
         out.append({"text": engine.describe_move(move, view), "url": links.move_url(cfg, token),
                     "token": token, "move": move})
@@ -88,7 +74,6 @@ def seat_context(session: Session, cfg: Config, game: Game, seat: Seat, state: e
         "moves": move_links(cfg, game, seat, view) if with_moves else [],
         "since": history(session, game, view, seat.last_seen_version if since is None else since),
         "game_url": seat_page_url(cfg, seat),
-        "rules": RULES_SUMMARY,
         "deadline_at": game.deadline_at,
         "deadline_local": local_time_text(game.deadline_at, seat) if game.deadline_at else None,
         # Every email to a player says how to stop it (templates' footer, base.txt/base.html).
@@ -104,7 +89,7 @@ def queue_email(session: Session, cfg: Config, game: Game, seat: Seat, kind: str
     if not wants_mail(seat):
         return None
     headers = {**unsubscribe_headers(cfg, seat), **(headers or {})}
-    email = render_email(kind, seat.email, context, headers)  # type: ignore[arg-type]
+    email = render_email(kind, seat.email, context, headers)  # type: ignore[arg-type]  # wants_mail: seat has an email
     domain = thread_domain(game)
     if first:
         return enqueue(session, email, domain=domain, game_id=game.id, seat_id=seat.id,
@@ -137,7 +122,7 @@ DEFERRED_TURN_TEXT = ("This turn email is written from the game as it stands jus
 TURN_MARK_HEADER = "X-Korsar-Turn"
 
 
-_SEATS = Seat.__table__  # type: ignore[attr-defined]
+_SEATS = Seat.__table__  # type: ignore[attr-defined]  # SQLModel declares no __table__
 # The seat's "since your last turn" mark moves when a turn email is written to be sent, never
 # back (a resend of an older turn), and not when one is cancelled: its news were never read.
 _MARK_SEEN = (update(_SEATS).where(_SEATS.c.id == bindparam("b_id"),

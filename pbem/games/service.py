@@ -15,6 +15,7 @@ import random
 import re
 import secrets
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.errors import HeaderParseError
@@ -237,7 +238,7 @@ def start_turn(game: Game, seats: list[Seat], cfg: Config, now: datetime) -> Non
 def create_game(
     session: Session,
     cfg: Config,
-    players: list[SeatSpec | str],
+    players: Sequence[SeatSpec | str],
     *,
     teams: bool = False,
     seed: int | None = None,
@@ -311,6 +312,7 @@ def create_game(
     )
     session.add(game)
     session.flush()
+    assert game.id is not None  # the flush gave the game its id
     seats = []
     for position, spec in enumerate(specs):
         seat = Seat(game_id=game.id, position=position, name=spec.name, email=spec.email,
@@ -326,12 +328,12 @@ def create_game(
 
 
 # ---------------------------------------------------------------- moves
-_GAMES = Game.__table__  # type: ignore[attr-defined]
+_GAMES = Game.__table__  # type: ignore[attr-defined]  # SQLModel declares no __table__
 # A move's one versioned UPDATE of its game row (executemany for several games): the SET
 # columns are the keys of the parameters; b_id / b_version pick the row at the version seen.
 _STORE_MOVE = update(_GAMES).where(_GAMES.c.id == bindparam("b_id"),
                                    _GAMES.c.version == bindparam("b_version"))
-_INSERT_MOVE = insert(MoveRecord.__table__)  # type: ignore[attr-defined]
+_INSERT_MOVE = insert(MoveRecord.__table__)  # type: ignore[attr-defined]  # SQLModel declares no __table__
 
 
 @dataclass(frozen=True)
@@ -362,7 +364,7 @@ class PlannedMove:
     values: dict[str, Any]  # the game row's columns after the move, the next turn's clock included
 
     def outcome(self) -> MoveOutcome:
-        return MoveOutcome(self.game.id, self.state.version, self.position, self.move,  # type: ignore[arg-type]
+        return MoveOutcome(self.game.id, self.state.version, self.position, self.move,  # type: ignore[arg-type]  # stored: its id is set
                            self.events, self.state.finished, self.state.to_move)
 
 
@@ -402,7 +404,7 @@ def refusal(session: Session, game: Game, position: int, move: dict[str, Any],
     game's state when the caller has it parsed already (the rules are checked on it).
     """
     stale = expected_version is not None and expected_version != game.version
-    if stale:
+    if stale and expected_version is not None:  # (the second test only narrows the Optional)
         played = session.exec(select(MoveRecord).where(
             MoveRecord.game_id == game.id, MoveRecord.number == expected_version + 1)).first()
         if played is not None and played.seat == position and json.loads(played.move_json) == move:
@@ -486,7 +488,7 @@ def store_moves(session: Session, cfg: Config, planned: list[PlannedMove]) -> li
         if p.state.finished:
             notify.queue_game_over(session, cfg, p.game, p.seats, p.state)
         else:
-            notify.queue_turn_email(session, cfg, p.game, p.seats[p.state.to_move], p.state)  # type: ignore[index]
+            notify.queue_turn_email(session, cfg, p.game, p.seats[p.state.to_move], p.state)  # type: ignore[index]  # not finished: to_move is set
     return [p.outcome() for p in planned]
 
 
@@ -553,13 +555,14 @@ def _play_one_bot(session: Session, cfg: Config, game_id: int, now: datetime) ->
 
 
 def due_bot_games(session: Session, now: datetime, limit: int = 100) -> list[int]:
-    return list(session.exec(
-        select(Game.id).where(Game.status == GameStatus.RUNNING, col(Game.bot_due_at) <= now)
-        .order_by(col(Game.bot_due_at)).limit(limit)))
+    ids = session.exec(
+        select(col(Game.id)).where(Game.status == GameStatus.RUNNING, col(Game.bot_due_at) <= now)
+        .order_by(col(Game.bot_due_at)).limit(limit))
+    return [game_id for game_id in ids if game_id is not None]  # a stored game has its id: narrows only
 
 
 def _defer_bot(engine_or_session: Engine | Session, game_id: int, when: datetime) -> None:
-    statement = update(Game).where(Game.id == game_id).values(bot_due_at=when)
+    statement = update(Game).where(col(Game.id) == game_id).values(bot_due_at=when)
     if isinstance(engine_or_session, Session):
         engine_or_session.execute(statement)
     else:

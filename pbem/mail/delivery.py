@@ -33,9 +33,9 @@ from datetime import datetime, timedelta
 from email.message import EmailMessage
 from urllib.parse import urlsplit
 
-from sqlalchemy import and_, or_
+from sqlalchemy import ColumnElement, and_, or_
 from sqlalchemy.engine import Engine
-from sqlmodel import select, update
+from sqlmodel import col, select, update
 
 from pbem.clocks.reminders import Rendered, is_deferred, render_deferred
 from pbem.config import Config
@@ -88,10 +88,10 @@ def lease_seconds(cfg: Config) -> float:
     return max(300.0, 20 * cfg.SMTP_TIMEOUT)
 
 
-def _due(now: datetime):  # type: ignore[no-untyped-def]
+def _due(now: datetime) -> ColumnElement[bool]:
     return or_(
-        and_(T.status == OutboxStatus.PENDING, T.next_attempt_at <= now),
-        and_(T.status == OutboxStatus.SENDING, T.claimed_until < now),
+        and_(col(T.status) == OutboxStatus.PENDING, col(T.next_attempt_at) <= now),
+        and_(col(T.status) == OutboxStatus.SENDING, col(T.claimed_until) < now),
     )
 
 
@@ -105,27 +105,28 @@ def claim_due(engine: Engine, worker_id: str, now: datetime, limit: int,
     """
     with session_scope(engine) as session:
         found = session.exec(
-            select(T.id, T.status).where(_due(now)).order_by(T.next_attempt_at, T.id)
+            select(T.id, T.status).where(_due(now)).order_by(col(T.next_attempt_at), col(T.id))
             .limit(limit).with_for_update(skip_locked=True)
         ).all()
         if not found:
             return [], set()
-        ids = [row_id for row_id, _ in found]
-        reclaimed = {row_id for row_id, status in found if status == OutboxStatus.SENDING}
+        # A stored row always has its id: the `is not None` only narrows the Optional of the model.
+        ids = [row_id for row_id, _ in found if row_id is not None]
+        reclaimed = {row_id for row_id, status in found if status == OutboxStatus.SENDING and row_id is not None}
         session.exec(
-            update(T).where(T.id.in_(ids)).where(_due(now)).values(
+            update(T).where(col(T.id).in_(ids)).where(_due(now)).values(
                 status=OutboxStatus.SENDING, claimed_by=worker_id,
                 claimed_until=now + timedelta(seconds=lease), attempts=T.attempts + 1,
             )
         )
         rows = session.exec(
-            select(T).where(T.id.in_(ids), T.claimed_by == worker_id).order_by(T.next_attempt_at, T.id)
+            select(T).where(col(T.id).in_(ids), T.claimed_by == worker_id).order_by(col(T.next_attempt_at), col(T.id))
         ).all()
         return list(rows), reclaimed
 
 
-def _mine(row_ids: Sequence[int], worker_id: str):  # type: ignore[no-untyped-def]
-    return and_(T.id.in_(row_ids), T.claimed_by == worker_id, T.status == OutboxStatus.SENDING)
+def _mine(row_ids: Sequence[int], worker_id: str) -> ColumnElement[bool]:
+    return and_(col(T.id).in_(row_ids), col(T.claimed_by) == worker_id, col(T.status) == OutboxStatus.SENDING)
 
 
 def _renew_lease(engine: Engine, row_id: int, worker_id: str, until: datetime) -> bool:
@@ -139,7 +140,7 @@ def _mark_sent(engine: Engine, row_id: int, now: datetime) -> None:
     for pause in (0.1, 0.5, 2.0, None):
         try:
             with session_scope(engine) as session:
-                session.exec(update(T).where(T.id == row_id).values(
+                session.exec(update(T).where(col(T.id) == row_id).values(
                     status=OutboxStatus.SENT, sent_at=now, claimed_by=None, claimed_until=None,
                     last_error=None))
             return
@@ -364,7 +365,7 @@ def _record_failure(engine: Engine, row: OutboxMessage, worker_id: str, report: 
         _fail(engine, row, worker_id, report,
               f"gave up after {attempts} attempts; last error: {outcome.reason}", now)
     else:
-        _mark(engine, [row.id], worker_id, status=OutboxStatus.PENDING,  # type: ignore[list-item]
+        _mark(engine, [row.id], worker_id, status=OutboxStatus.PENDING,  # type: ignore[list-item]  # stored: its id is set
               next_attempt_at=now + policy.delay(attempts, rng), last_error=outcome.reason)
         report.retried += 1
         _log_row("mail_retry", row, attempts=attempts, error=outcome.reason)
@@ -372,7 +373,7 @@ def _record_failure(engine: Engine, row: OutboxMessage, worker_id: str, report: 
 
 def _fail(engine: Engine, row: OutboxMessage, worker_id: str, report: DeliveryReport,
           reason: str, now: datetime) -> None:
-    _mark(engine, [row.id], worker_id, status=OutboxStatus.FAILED,  # type: ignore[list-item]
+    _mark(engine, [row.id], worker_id, status=OutboxStatus.FAILED,  # type: ignore[list-item]  # stored: its id is set
           last_error=_short(reason), next_attempt_at=now)
     report.failed += 1
     _log_row("mail_failed", row, error=_short(reason), level=logging.WARNING)

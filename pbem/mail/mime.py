@@ -74,7 +74,7 @@ class VerbatimHeader:
     max_count = 1
 
     @classmethod
-    def parse(cls, value: str, kwds: dict) -> None:  # type: ignore[type-arg]
+    def parse(cls, value: str, kwds: dict[str, object]) -> None:
         # Called when the header is set (msg[name] = value): a bad value is refused there.
         problem = _verbatim_value_problem(value)
         if problem:
@@ -83,17 +83,18 @@ class VerbatimHeader:
         kwds["decoded"] = value
 
     def fold(self, *, policy: Policy) -> str:
-        name = self.name  # type: ignore[attr-defined]
+        name = self.name  # type: ignore[attr-defined]  # from BaseHeader, which the registry mixes in
         problem = verbatim_problem(name, str(self))
         if problem:
             raise ValueError(f"header {name} {problem}")
         return f"{name}: {self}{policy.linesep}"
 
 
-def _mail_policy() -> EmailPolicy:
+def _mail_policy() -> EmailPolicy[EmailMessage]:
     registry = HeaderRegistry()
     for name in VERBATIM_HEADERS:
-        registry.map_to_type(name, VerbatimHeader)
+        # A specialized class is a mixin: the registry makes a subclass of it and BaseHeader.
+        registry.map_to_type(name, VerbatimHeader)  # type: ignore[arg-type]  # typeshed wants a BaseHeader
     return policy.SMTP.clone(header_factory=registry)
 
 
@@ -110,7 +111,7 @@ class Envelope:
 
 
 def _single_address(header_value: object, what: str) -> Address:
-    addresses = getattr(header_value, "addresses", ())
+    addresses: tuple[Address, ...] = getattr(header_value, "addresses", ())
     if len(addresses) != 1 or not addresses[0].addr_spec or "@" not in addresses[0].addr_spec:
         raise MessageError(f"{what} must be exactly one email address")
     return addresses[0]

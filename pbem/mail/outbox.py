@@ -32,7 +32,7 @@ def new_message_id(domain: str) -> str:
 
 # One outbox row as the columns it is inserted with (Core: no ORM object per email).
 OutboxRow = dict[str, Any]
-_INSERT = insert(OutboxMessage.__table__)  # type: ignore[attr-defined]
+_INSERT = insert(OutboxMessage.__table__)  # type: ignore[attr-defined]  # SQLModel declares no __table__
 
 
 def outbox_row(email: Email, *, domain: str, game_id: int | None = None,

@@ -56,6 +56,13 @@ def base_revision() -> str | None:
     return bases[0] if bases else None
 
 
+def _driver(connection: Connection) -> Any:
+    """The DB-API connection under `connection` (open: it was just checked out of the pool)."""
+    driver = connection.connection.driver_connection
+    assert driver is not None
+    return driver
+
+
 def current_revision(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 
@@ -78,7 +85,7 @@ def upgrade_database(url: str) -> str:
         with engine.connect() as conn:
             if is_sqlite(url):
                 # Batch migrations copy tables; foreign keys must be off, outside a transaction.
-                conn.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")
+                _driver(conn).execute("PRAGMA foreign_keys=OFF")
             with conn.begin():
                 if conn.dialect.name == "postgresql":
                     conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": MIGRATION_LOCK_ID})
@@ -87,8 +94,9 @@ def upgrade_database(url: str) -> str:
                 cfg = alembic_config(url, conn)
                 action = "upgraded"
                 ours = tables & set(target_metadata().tables)
-                if "alembic_version" not in tables and ours and base_revision():
-                    command.stamp(cfg, "head" if not schema_diffs(conn) else base_revision())
+                base = base_revision()
+                if "alembic_version" not in tables and ours and base:
+                    command.stamp(cfg, "head" if not schema_diffs(conn) else base)
                     action = "adopted a pre-migration schema and upgraded"
                 elif not ours:
                     action = "created"
@@ -96,7 +104,7 @@ def upgrade_database(url: str) -> str:
                 after = current_revision(conn)
                 diffs = schema_diffs(conn)
             if is_sqlite(url):
-                conn.connection.driver_connection.execute("PRAGMA foreign_keys=ON")
+                _driver(conn).execute("PRAGMA foreign_keys=ON")
     finally:
         engine.dispose()
     if diffs:

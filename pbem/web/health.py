@@ -49,14 +49,14 @@ def detail_allowed(header: str | None, token: str) -> bool:
 
 
 @bp.get("/healthz")
-def healthz():  # type: ignore[no-untyped-def]
+def healthz() -> tuple[Response, int, dict[str, str]]:
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     detailed = detail_allowed(request.headers.get("Authorization"), config().HEALTH_TOKEN)
     headers = {"Cache-Control": "no-store", "Vary": "Authorization"}
     failed = 0
     try:
         with read_scope(db()) as session:
-            session.exec(text("SELECT 1"))
+            session.execute(text("SELECT 1"))
             waiting = (OutboxMessage.status == OutboxStatus.PENDING) | (OutboxMessage.status == OutboxStatus.SENDING)
             oldest, pending = session.exec(
                 select(func.min(OutboxMessage.created_at), func.count()).where(waiting)

@@ -66,7 +66,7 @@ def confirm_move(token: str) -> Any:
             game, seat = load_seat(session, parsed.seat)
         except links.LinkError as exc:
             return _error_page(exc.message, exc.status)
-        game_url = _seat_url(game.id, seat.position, seat.link_nonce)  # type: ignore[arg-type]
+        game_url = _seat_url(game.id, seat.position, seat.link_nonce)  # type: ignore[arg-type]  # stored: its id is set
         try:
             move = engine.normalize_move(parsed.move)
         except engine.IllegalMove as exc:
@@ -94,7 +94,7 @@ def play_move(token: str) -> Any:
     try:
         with session_scope(db()) as session:
             game, seats, seat = lock_seat(session, parsed.seat)
-            page = (game.id, seat.position, seat.link_nonce)  # type: ignore[assignment]
+            page = (game.id, seat.position, seat.link_nonce)  # type: ignore[assignment]  # stored: its id is set
             outcome = service.apply_game_move(session, cfg, parsed.game_id, parsed.position,
                                               parsed.move, expected_version=parsed.version,
                                               source="player", game=game, seats=seats)
@@ -102,7 +102,8 @@ def play_move(token: str) -> Any:
         return _error_page(exc.message, exc.status)
     except service.GameError as exc:
         return _error_page(exc.message, exc.status, _seat_url(*page) if page else None)
-    return redirect(f"{_seat_url(*page)}?played={outcome.number}", code=303)  # type: ignore[arg-type]
+    assert page is not None  # set before the move was applied
+    return redirect(f"{_seat_url(*page)}?played={outcome.number}", code=303)
 
 
 @bp.route("/g/<token>", methods=["GET"])
@@ -120,11 +121,11 @@ def game_page(token: str) -> Any:
         except links.LinkError as exc:
             return _error_page(exc.message, exc.status)
         context = _page_context(game, seat, service.load_state(game),
-                                _seat_url(game.id, seat.position, seat.link_nonce))  # type: ignore[arg-type]
+                                _seat_url(game.id, seat.position, seat.link_nonce))  # type: ignore[arg-type]  # stored: its id is set
         view = context["view"]
         playable = game.status == GameStatus.RUNNING and not seat.handed_to_bot
         moves = notify.move_links(cfg, game, seat, view) if playable else []
-        records = service.moves_of(session, game.id)  # type: ignore[arg-type]
+        records = service.moves_of(session, game.id)  # type: ignore[arg-type]  # stored: its id is set
         log = move_log(records, view)
         played = request.args.get("played", type=int)
         just_played = next((entry for entry, record in zip(log, records)
@@ -140,7 +141,7 @@ def _link_error(exc: links.LinkError) -> tuple[str, int]:
         with read_scope(db()) as session:
             try:
                 game, seat = load_seat(session, exc.seat)
-                game_url = _seat_url(game.id, seat.position, seat.link_nonce)  # type: ignore[arg-type]
+                game_url = _seat_url(game.id, seat.position, seat.link_nonce)  # type: ignore[arg-type]  # stored: its id is set
             except links.LinkError:
                 game_url = None
     return _error_page(exc.message, exc.status, game_url)

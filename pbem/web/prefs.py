@@ -97,7 +97,7 @@ def vacation(token: str) -> Any:
         first, last = _parse_day(form["first_day"], "first day"), _parse_day(form["last_day"], "last day")
         with session_scope(db()) as session:
             game, seat = _locked_seat(session, token)
-            take_vacation(session, config(), game.id, seat.position, first, last, now=utcnow())  # type: ignore[arg-type]
+            take_vacation(session, config(), game.id, seat.position, first, last, now=utcnow())  # type: ignore[arg-type]  # stored: its id is set
     except links.LinkError as exc:
         return _error(exc.message, exc.status)
     except GameError as exc:
@@ -110,7 +110,7 @@ def vacation_cancel(token: str) -> Any:
     try:
         with session_scope(db()) as session:
             game, seat = _locked_seat(session, token)
-            cancel_vacation(session, config(), game.id, seat.position, now=utcnow())  # type: ignore[arg-type]
+            cancel_vacation(session, config(), game.id, seat.position, now=utcnow())  # type: ignore[arg-type]  # stored: its id is set
     except links.LinkError as exc:
         return _error(exc.message, exc.status)
     except GameError as exc:

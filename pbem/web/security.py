@@ -44,7 +44,7 @@ def trust_proxies(app: Flask, hops: int) -> None:
     """Behind `hops` reverse proxies (nginx, a PaaS router), take the client address and scheme
     from their X-Forwarded-For/-Proto headers; with 0 they are ignored (they could be forged)."""
     if hops > 0:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=0)  # type: ignore[method-assign]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=0)  # type: ignore[method-assign]  # Flask's documented WSGI middleware way
 
 
 def set_missing_headers(headers: Headers, defaults: Iterable[tuple[str, str]]) -> None:

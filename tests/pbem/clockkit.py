@@ -5,34 +5,19 @@ import json
 from datetime import datetime
 
 import pytest
+from game_helpers import game_row, make_cfg, outbox  # noqa: F401  (make_cfg: imported from here too)
 from sqlalchemy.engine import Engine
-from sqlmodel import col, select
+from sqlmodel import select
 
 from pbem.clocks.schedule import plan_turn
 from pbem.clocks.sweep import run_sweep
 from pbem.config import Config
-from pbem.db import make_engine, session_scope
+from pbem.db import session_scope
 from pbem.games.service import apply_game_move, bot_move, create_game, load_state, lock_game, seats_of
-from pbem.models import Game, OutboxMessage, Seat
+from pbem.models import OutboxMessage, Seat
 
 T0 = datetime(2026, 1, 12, 10, 0)  # a Monday, 10:00 UTC
 PLAYERS = ["Ann <ann@example.com>", "Bob <bob@example.com>"]
-
-
-def make_cfg(database_url: str, **overrides: object) -> Config:
-    cfg = Config(DATABASE_URL=database_url, SECRET_KEY="test-secret", BASE_URL="http://korsar.test",
-                 MAIL_FROM="Korsar <korsar@korsar.test>", KORSAR_ENV="testing", BOT_DELAY_SECONDS=0.0)
-    for key, value in overrides.items():
-        setattr(cfg, key, value)
-    return cfg
-
-
-@pytest.fixture
-def engine(database_url):
-    """The test database's engine (import this fixture into a test module)."""
-    engine = make_engine(database_url)
-    yield engine
-    engine.dispose()
 
 
 @pytest.fixture
@@ -56,11 +41,6 @@ def start_game(engine: Engine, cfg: Config, *, now: datetime = T0, deadline_hour
         return game.id  # type: ignore[return-value]
 
 
-def game_row(engine: Engine, game_id: int) -> Game:
-    with session_scope(engine) as session:
-        return session.get(Game, game_id)  # type: ignore[return-value]
-
-
 def seat_row(engine: Engine, game_id: int, position: int) -> Seat:
     with session_scope(engine) as session:
         return session.exec(select(Seat).where(Seat.game_id == game_id, Seat.position == position)).one()
@@ -68,13 +48,8 @@ def seat_row(engine: Engine, game_id: int, position: int) -> Seat:
 
 def mails(engine: Engine, kind: str | None = None, to: str | None = None) -> list[OutboxMessage]:
     """Queued emails (a reminder's bodies are filled in only when it is delivered: `deliver`)."""
-    with session_scope(engine) as session:
-        query = select(OutboxMessage).order_by(col(OutboxMessage.id))
-        if kind:
-            query = query.where(OutboxMessage.kind == kind)
-        if to:
-            query = query.where(OutboxMessage.to_addr == to)
-        return list(session.exec(query))
+    where = {"kind": kind, "to_addr": to}
+    return outbox(engine, **{key: value for key, value in where.items() if value})
 
 
 def headers(row: OutboxMessage) -> dict[str, str]:

@@ -1,5 +1,8 @@
-"""Helpers of the game-service tests: decks with chosen hands, starting games, delivering the
-outbox to the real SMTP fixture, and reading the move links out of received emails."""
+"""Helpers of the game-service tests: a test config, decks with chosen hands, starting games,
+reading rows, delivering the outbox to the real SMTP fixture, and reading the move links out of
+received emails. The row readers take the Flask app or a bare SQLAlchemy engine (`db_of`); the
+clock tests (clockkit.py), the admin tests (test_admin_support.py) and the SMTP tests
+(smtp_fakes.py) build on them."""
 from __future__ import annotations
 
 import re
@@ -10,7 +13,8 @@ from typing import Any
 
 import engine
 from flask import Flask
-from sqlmodel import select
+from sqlalchemy.engine import Engine
+from sqlmodel import col, select
 
 from pbem.config import Config
 from pbem.db import session_scope
@@ -22,12 +26,22 @@ BASE_URL = "http://korsar.test"
 LINK_RE = re.compile(r"^(?P<text>[^\n]+)\n(?P<url>http://korsar\.test/m/\S+)$", re.M)
 
 
+def make_cfg(database_url: str, **overrides: object) -> Config:
+    """The config of a test process that works below the Flask app (the `app_config` fixture's)."""
+    cfg = Config(DATABASE_URL=database_url, SECRET_KEY="test-secret", BASE_URL=BASE_URL,
+                 MAIL_FROM="Korsar <korsar@korsar.test>", KORSAR_ENV="testing", BOT_DELAY_SECONDS=0.0)
+    for key, value in overrides.items():
+        setattr(cfg, key, value)
+    return cfg
+
+
 def cfg_of(app: Flask) -> Config:
     return app.config["KORSAR"]
 
 
-def db_of(app: Flask):  # type: ignore[no-untyped-def]
-    return app.extensions["korsar_db"]
+def db_of(app: Flask | Engine) -> Engine:
+    """The app's database engine (an engine is its own)."""
+    return app if isinstance(app, Engine) else app.extensions["korsar_db"]
 
 
 def deck_with_hands(*hands: list[str], draw: list[str] | None = None) -> list[str]:
@@ -44,19 +58,22 @@ def start_game(app: Flask, players: list[str], **kwargs: Any) -> int:
         return service.create_game(session, cfg_of(app), players, **kwargs).id  # type: ignore[return-value]
 
 
-def game_row(app: Flask, game_id: int) -> Game:
+def game_row(app: Flask | Engine, game_id: int) -> Game:
     with session_scope(db_of(app)) as session:
         return session.get(Game, game_id)  # type: ignore[return-value]
 
 
-def seats(app: Flask, game_id: int) -> list[Seat]:
+def seats(app: Flask | Engine, game_id: int) -> list[Seat]:
     with session_scope(db_of(app)) as session:
         return service.seats_of(session, game_id)
 
 
-def outbox(app: Flask, **where: Any) -> list[OutboxMessage]:
+def outbox(app: Flask | Engine, game_id: int | None = None, **where: Any) -> list[OutboxMessage]:
+    """The outbox rows in queue order, of one game and/or with the given column values."""
+    if game_id is not None:
+        where["game_id"] = game_id
     with session_scope(db_of(app)) as session:
-        query = select(OutboxMessage).order_by(OutboxMessage.id)
+        query = select(OutboxMessage).order_by(col(OutboxMessage.id))
         for key, value in where.items():
             query = query.where(getattr(OutboxMessage, key) == value)
         return list(session.exec(query))

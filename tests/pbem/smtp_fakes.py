@@ -18,9 +18,9 @@ from datetime import datetime
 from email.message import EmailMessage
 
 from aiosmtpd.controller import Controller
+from game_helpers import make_cfg
 from sqlalchemy import update
 from sqlalchemy.engine import Engine
-from sqlmodel import select
 
 from benchmarks.common import free_port
 from pbem.config import Config
@@ -30,12 +30,8 @@ from pbem.models import OutboxMessage
 
 
 def mail_config(database_url: str, port: int, **overrides: object) -> Config:
-    cfg = Config(DATABASE_URL=database_url, SMTP_HOST="127.0.0.1", SMTP_PORT=port,
-                 MAIL_FROM="Korsar <korsar@korsar.test>", BASE_URL="http://korsar.test",
-                 SMTP_TIMEOUT=2.0, KORSAR_ENV="testing")
-    for key, value in overrides.items():
-        setattr(cfg, key, value)
-    return cfg
+    """`make_cfg` sending to 127.0.0.1:`port`, with a short SMTP timeout."""
+    return make_cfg(database_url, **{"SMTP_HOST": "127.0.0.1", "SMTP_PORT": port, "SMTP_TIMEOUT": 2.0, **overrides})
 
 
 def queue_emails(engine: Engine, count: int, *, to: str = "player{i}@example.test",
@@ -52,11 +48,6 @@ def queue_emails(engine: Engine, count: int, *, to: str = "player{i}@example.tes
                                 .values(created_at=created_at, next_attempt_at=created_at))
             ids.append(row["id"])
     return ids
-
-
-def outbox_rows(engine: Engine) -> list[OutboxMessage]:
-    with session_scope(engine) as session:
-        return list(session.exec(select(OutboxMessage).order_by(OutboxMessage.id)).all())
 
 
 # ---------------------------------------------------------------- aiosmtpd, scripted

@@ -14,7 +14,7 @@ from test_admin_support import (  # noqa: F401  (fixtures)
     audit_actions,
     bot_game,
     db_of,
-    game,
+    game_row,
     new_game,
     outbox,
     seats,
@@ -38,7 +38,7 @@ def test_games_list_shows_status_players_whose_turn_waiting_and_deadline(admin_c
     assert "Ann" in page and "Bob" in page and "Cy" in page
     assert "running" in page
     assert "5 h 0 min" in page  # Ann has been waiting since the game started
-    deadline = game(admin_app, game_id).deadline_at
+    deadline = game_row(admin_app, game_id).deadline_at
     assert f"{deadline:%Y-%m-%d %H:%M}" in page
 
 
@@ -110,7 +110,7 @@ def test_create_game_queues_the_invitations_and_opens_the_game_page(admin_client
     response = admin_client.post("/admin/games/new", data=GOOD_FORM)
     assert response.status_code == 303
     game_id = int(response.headers["Location"].rsplit("/", 1)[1])
-    g = game(admin_app, game_id)
+    g = game_row(admin_app, game_id)
     assert (g.name, g.seed, g.deadline_hours, g.reminders, g.on_timeout) == ("Friday table", None, 48, "50,90", "pause")
     assert [(s.name, s.email, s.kind) for s in seats(admin_app, game_id)] == [
         ("Ann", "ann@example.com", "human"), ("Bob", "bob@example.com", "human"), ("Robo", None, "bot")]
@@ -129,7 +129,7 @@ def test_create_game_with_a_random_deal_and_team_play(admin_client, admin_app, n
                  "end_settlement": "none"})
     response = admin_client.post("/admin/games/new", data=form)
     assert response.status_code == 303, text_of(response)
-    g = game(admin_app, int(response.headers["Location"].rsplit("/", 1)[1]))
+    g = game_row(admin_app, int(response.headers["Location"].rsplit("/", 1)[1]))
     assert g.teams and g.seed is None and len(json.loads(g.deck_json)) == 78
     assert [s.team for s in seats(admin_app, g.id)] == [i // 2 for i in range(len(names))]
 
@@ -170,7 +170,7 @@ def test_create_game_shows_inline_errors_and_keeps_what_was_typed(admin_client, 
     assert response.status_code == 422
     assert message in page
     assert 'value="Friday table"' in page and 'value="ann@example.com"' in page
-    assert game(admin_app, 1) is None
+    assert game_row(admin_app, 1) is None
     assert outbox(admin_app) == []
 
 
@@ -186,7 +186,7 @@ def test_the_admin_form_no_longer_accepts_a_seed(admin_client, admin_app):
     assert 'name="seed"' not in text_of(admin_client.get("/admin/games/new"))
     response = admin_client.post("/admin/games/new", data={**GOOD_FORM, "seed": "42"})
     assert response.status_code == 303
-    g = game(admin_app, int(response.headers["Location"].rsplit("/", 1)[1]))
+    g = game_row(admin_app, int(response.headers["Location"].rsplit("/", 1)[1]))
     assert g.seed is None and json.loads(g.deck_json) != engine.new_game(["Ann", "Bob", "Robo"], seed=42).deck
 
 
@@ -206,7 +206,7 @@ def test_game_detail_shows_every_hand_the_table_the_log_and_the_emails(admin_cli
         state = load_state(g)
         merchant = next(m for m in engine.legal_moves(state) if m["action"] == "play")
         apply_game_move(s, admin_app.config["KORSAR"], game_id, 0, merchant)
-    view = engine.admin_view(load_state(game(admin_app, game_id)))
+    view = engine.admin_view(load_state(game_row(admin_app, game_id)))
     page = text_of(admin_client.get(f"/admin/games/{game_id}"))
     for hand in view["hands"]:
         for code in hand:
@@ -249,15 +249,15 @@ def test_export_is_json_the_engine_replays(admin_client, admin_app):
 
     game_id = bot_game(admin_app)
     play_due_bots(db_of(admin_app), admin_app.config["KORSAR"], now=utcnow() + timedelta(minutes=1))
-    assert game(admin_app, game_id).status == GameStatus.FINISHED
+    assert game_row(admin_app, game_id).status == GameStatus.FINISHED
     assert "export.json" in text_of(admin_client.get(f"/admin/games/{game_id}"))
     response = admin_client.get(f"/admin/games/{game_id}/export.json")
     assert response.status_code == 200 and response.mimetype == "application/json"
     assert "attachment" in response.headers["Content-Disposition"]
     record = json.loads(response.get_data())
     assert record["players"] == ["Robo", "Dumb"]
-    assert record["deck"] == json.loads(game(admin_app, game_id).deck_json)
-    assert engine.state_to_json(replay_record(record)) == engine.state_to_json(load_state(game(admin_app, game_id)))
+    assert record["deck"] == json.loads(game_row(admin_app, game_id).deck_json)
+    assert engine.state_to_json(replay_record(record)) == engine.state_to_json(load_state(game_row(admin_app, game_id)))
 
 
 def test_export_of_a_missing_game_is_404(admin_client):
@@ -268,10 +268,10 @@ def test_export_of_a_missing_game_is_404(admin_client):
 def test_pause_then_resume(admin_client, admin_app):
     game_id = new_game(admin_app)
     assert admin_client.post(f"/admin/games/{game_id}/pause").status_code == 303
-    assert game(admin_app, game_id).status == GameStatus.PAUSED
+    assert game_row(admin_app, game_id).status == GameStatus.PAUSED
     assert "Resume" in text_of(admin_client.get(f"/admin/games/{game_id}"))
     assert admin_client.post(f"/admin/games/{game_id}/resume").status_code == 303
-    assert game(admin_app, game_id).status == GameStatus.RUNNING
+    assert game_row(admin_app, game_id).status == GameStatus.RUNNING
     assert audit_actions(admin_app)[-2:] == ["pause", "resume"]
 
 
@@ -281,7 +281,7 @@ def test_a_refused_action_says_why_with_its_status_and_changes_nothing(admin_cli
     response = admin_client.post(f"/admin/games/{game_id}/resume")
     assert response.status_code == 409
     assert "Only a paused game can be resumed." in text_of(response)
-    assert game(admin_app, game_id).status == GameStatus.RUNNING
+    assert game_row(admin_app, game_id).status == GameStatus.RUNNING
     assert len(outbox(admin_app, game_id)) == before
     assert "resume" not in audit_actions(admin_app)
 
@@ -292,21 +292,21 @@ def test_actions_on_a_missing_game_are_404(admin_client):
 
 def test_extend_deadline(admin_client, admin_app):
     game_id = new_game(admin_app)
-    before = game(admin_app, game_id).deadline_at
+    before = game_row(admin_app, game_id).deadline_at
     response = admin_client.post(f"/admin/games/{game_id}/extend", data={"hours": "24"})
     assert response.status_code == 303
-    assert game(admin_app, game_id).deadline_at == before + timedelta(hours=24)
+    assert game_row(admin_app, game_id).deadline_at == before + timedelta(hours=24)
     assert "extend_deadline" in audit_actions(admin_app)
 
 
 @pytest.mark.parametrize("hours,message", [("", "How many hours?"), ("0", "Between 1 and 720"), ("x", "Not a valid")])
 def test_extend_deadline_refuses_bad_hours(admin_client, admin_app, hours, message):
     game_id = new_game(admin_app)
-    before = game(admin_app, game_id).deadline_at
+    before = game_row(admin_app, game_id).deadline_at
     response = admin_client.post(f"/admin/games/{game_id}/extend", data={"hours": hours})
     assert response.status_code == 422
     assert message in text_of(response)
-    assert game(admin_app, game_id).deadline_at == before
+    assert game_row(admin_app, game_id).deadline_at == before
 
 
 @pytest.mark.parametrize("action,kind", [("resend", "turn"), ("nudge", "reminder")])
@@ -353,7 +353,7 @@ def test_abort_tells_every_player_and_ends_the_game(admin_client, admin_app):
     game_id = new_game(admin_app)
     response = admin_client.post(f"/admin/games/{game_id}/abort", data={"reason": "Bob moved away"})
     assert response.status_code == 303
-    assert game(admin_app, game_id).status == GameStatus.ABORTED
+    assert game_row(admin_app, game_id).status == GameStatus.ABORTED
     page = text_of(admin_client.get(f"/admin/games/{game_id}"))
     assert "aborted" in page and "Abort game" not in page
     assert admin_client.post(f"/admin/games/{game_id}/abort").status_code == 410
@@ -361,13 +361,13 @@ def test_abort_tells_every_player_and_ends_the_game(admin_client, admin_app):
 
 def test_get_pages_never_change_anything(admin_client, admin_app):
     game_id = new_game(admin_app)
-    before = (game(admin_app, game_id).model_dump(), [m.model_dump() for m in outbox(admin_app)],
+    before = (game_row(admin_app, game_id).model_dump(), [m.model_dump() for m in outbox(admin_app)],
               audit_actions(admin_app))
     for url in ["/admin/", f"/admin/games/{game_id}", f"/admin/games/{game_id}/export.json",
                 "/admin/games/new", "/admin/outbox", "/admin/stats", "/admin/audit",
                 f"/admin/outbox/{outbox(admin_app)[0].id}", f"/admin/games/{game_id}/pause"]:
         admin_client.get(url)
-    after = (game(admin_app, game_id).model_dump(), [m.model_dump() for m in outbox(admin_app)],
+    after = (game_row(admin_app, game_id).model_dump(), [m.model_dump() for m in outbox(admin_app)],
              audit_actions(admin_app))
     assert after == before
 
@@ -378,7 +378,7 @@ def test_detail_of_a_finished_team_game_shows_teams_scores_and_winners(admin_cli
     bots = [SeatSpec(f"Bot {i}", kind="bot", bot="greedy") for i in range(4)]
     game_id = new_game(admin_app, bots, teams=True)
     play_due_bots(db_of(admin_app), admin_app.config["KORSAR"], now=utcnow() + timedelta(minutes=1))
-    assert game(admin_app, game_id).status == GameStatus.FINISHED
+    assert game_row(admin_app, game_id).status == GameStatus.FINISHED
     page = text_of(admin_client.get(f"/admin/games/{game_id}"))
     assert "Team 1: Bot 0 &amp; Bot 1" in page and "Team 2: Bot 2 &amp; Bot 3" in page
     assert "The game is over. Final gold:" in page

@@ -1,4 +1,5 @@
-"""Fixtures and helpers of the admin dashboard tests (imported by the test_admin_* modules)."""
+"""Fixtures and helpers of the admin dashboard tests (imported by the test_admin_* modules);
+the row readers (`cfg_of`, `db_of`, `game_row`, `seats`, `outbox`) are game_helpers'."""
 from __future__ import annotations
 
 import re
@@ -7,12 +8,13 @@ from datetime import datetime
 from typing import Any
 
 import pytest
+from game_helpers import cfg_of, db_of, game_row, outbox, seats, start_game  # noqa: F401  (used by the test_admin_* modules)
 from sqlmodel import Session, col, select
 
 from pbem.auth import create_admin
 from pbem.db import session_scope
-from pbem.games.service import SeatSpec, create_game
-from pbem.models import AuditLog, Game, OutboxMessage, Seat, SeatKind
+from pbem.games.service import SeatSpec
+from pbem.models import AuditLog, SeatKind
 
 ADMIN_EMAIL = "boss@korsar.test"
 ADMIN_PASSWORD = "correct horse battery"
@@ -52,43 +54,16 @@ def admin_client(admin_app) -> Iterator[Any]:
     yield client
 
 
-def cfg_of(app: Any) -> Any:
-    return app.config["KORSAR"]
-
-
-def db_of(app: Any) -> Any:
-    return app.extensions["korsar_db"]
-
-
 def new_game(app: Any, players: list[str | SeatSpec] | None = None, *, seed: int = 7,
              now: datetime | None = None, **kwargs: Any) -> int:
-    with session_scope(db_of(app)) as s:
-        game = create_game(s, cfg_of(app), list(players or PLAYERS), seed=seed, now=now, **kwargs)
-        return game.id  # type: ignore[return-value]
+    """`start_game` with the admin tests' defaults: three players, seed 7."""
+    return start_game(app, list(players or PLAYERS), seed=seed, now=now, **kwargs)
 
 
 def bot_game(app: Any, *, seed: int = 1, now: datetime | None = None) -> int:
     """A game of two bots: no email at all (fast to make many)."""
     bots = [SeatSpec("Robo", kind=SeatKind.BOT, bot="greedy"), SeatSpec("Dumb", kind=SeatKind.BOT, bot="random")]
     return new_game(app, bots, seed=seed, now=now)
-
-
-def game(app: Any, game_id: int) -> Game:
-    with Session(db_of(app)) as s:
-        return s.get(Game, game_id)  # type: ignore[return-value]
-
-
-def seats(app: Any, game_id: int) -> list[Seat]:
-    with Session(db_of(app)) as s:
-        return list(s.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.position))))
-
-
-def outbox(app: Any, game_id: int | None = None) -> list[OutboxMessage]:
-    with Session(db_of(app)) as s:
-        q = select(OutboxMessage).order_by(col(OutboxMessage.id))
-        if game_id is not None:
-            q = q.where(OutboxMessage.game_id == game_id)
-        return list(s.exec(q))
 
 
 def audit_actions(app: Any) -> list[str]:

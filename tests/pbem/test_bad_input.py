@@ -25,6 +25,7 @@ from test_admin_support import (  # noqa: F401  (fixtures)
     cfg_of,
     csrf_token_of,
     db_of,
+    log_in,
     new_game,
     text_of,
 )
@@ -350,7 +351,7 @@ def _admin_id_rules(app: Any) -> list[Any]:
 def test_admin_ids_too_large_for_the_database_are_404(admin_app, database_url, big):
     game_id = new_game(admin_app)
     client = admin_app.test_client()
-    client.post("/admin/login", data={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
+    log_in(client)
     admin_app.config["PROPAGATE_EXCEPTIONS"] = False
     rules = _admin_id_rules(admin_app)
     assert {"admin.game_detail", "admin.game_export", "admin.game_pause", "admin.outbox_message",
@@ -369,7 +370,7 @@ def test_admin_ids_too_large_for_the_database_are_404(admin_app, database_url, b
 def test_an_id_in_other_digits_is_not_an_id(admin_app, database_url):
     new_game(admin_app)
     client = admin_app.test_client()
-    client.post("/admin/login", data={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
+    log_in(client)
     assert client.get("/admin/games/1").status_code == 200
     assert client.get("/admin/games/\u0661").status_code == 404  # Arabic-Indic 1: int() reads it as 1
 
@@ -380,7 +381,7 @@ def test_pager_links_ignore_query_keys_that_url_for_reads_itself(admin_app, data
     for seed in range(26):  # two pages of games
         bot_game(admin_app, seed=seed)
     client = admin_app.test_client()
-    client.post("/admin/login", data={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
+    log_in(client)
     admin_app.config["PROPAGATE_EXCEPTIONS"] = False
     for query in ("endpoint=admin.stats", "_external=1&_scheme=javascript", "_anchor=x&_method=POST"):
         response = client.get(f"/admin/?status=running&{query}")
@@ -391,7 +392,7 @@ def test_pager_links_ignore_query_keys_that_url_for_reads_itself(admin_app, data
 def test_a_nul_in_the_abort_reason_is_refused_and_the_game_goes_on(admin_app, database_url):
     game_id = new_game(admin_app)
     client = admin_app.test_client()
-    client.post("/admin/login", data={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
+    log_in(client)
     admin_app.config["PROPAGATE_EXCEPTIONS"] = False
     emails = _outbox_ids(admin_app)
     response = client.post(f"/admin/games/{game_id}/abort", data={"reason": "bored\x00"})

@@ -9,7 +9,7 @@ import engine as korsar
 import pytest
 from sqlmodel import select
 
-from clockkit import T0, cfg, engine, game_row, mails, start_game, sweep  # noqa: F401  (cfg, engine: fixtures)
+from clockkit import T0, cfg, game_row, mails, start_game, sweep  # noqa: F401  (cfg: a fixture)
 from pbem.clocks.notices import next_digest_time, record_attacks
 from pbem.db import session_scope
 from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of
@@ -17,7 +17,8 @@ from pbem.models import Seat
 
 
 def attack(engine, cfg, game_id, *, attacker, owner, at, ship=1):
-    event = {"kind": "pirate", "seat": attacker, "card": "B3", "ship": ship, "owner": owner, "value": 5}
+    event = {"kind": "pirate", "seat": attacker, "card": "B3", "ship": ship, "owner": owner, "value": 5,
+             "attack": True}  # the engine's flag: another side's ship
     with session_scope(engine) as session:
         game = lock_game(session, game_id)
         return record_attacks(session, cfg, game, seats_of(session, game_id), [event], at)

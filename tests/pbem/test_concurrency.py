@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 import engine
+from game_helpers import make_cfg
 from sqlmodel import select
 
-from pbem.config import Config
 from pbem.db import make_engine, read_scope, session_scope
 from pbem.games import lifecycle
 from pbem.games.service import (
@@ -42,15 +42,10 @@ class Tally:
     errors: list[str] = field(default_factory=list)
 
 
-def _cfg(url: str) -> Config:
-    return Config(DATABASE_URL=url, SECRET_KEY="test-secret", BASE_URL="http://korsar.test",
-                  BOT_DELAY_SECONDS=0.0, KORSAR_ENV="testing")
-
-
 def _new_game(url: str, players: list[str], seed: int) -> int:
     db = make_engine(url)
     with session_scope(db) as session:
-        game_id = create_game(session, _cfg(url), players, seed=seed).id
+        game_id = create_game(session, make_cfg(url), players, seed=seed).id
     db.dispose()
     return game_id
 
@@ -71,7 +66,7 @@ def _player_process(url: str, game_ids: list[int], seed: int) -> Tally:
             # Twins seeded alike pick the same move for a version: a real double click.
             move = random.Random(f"{game_id}:{version}").choice(engine.legal_moves(state))
             with session_scope(db) as session:
-                apply_game_move(session, _cfg(url), game_id, state.to_move, move,
+                apply_game_move(session, make_cfg(url), game_id, state.to_move, move,
                                 expected_version=version, now=utcnow())
             tally.counts["applied"] += 1
         except StaleMove:
@@ -87,7 +82,7 @@ def _player_process(url: str, game_ids: list[int], seed: int) -> Tally:
 def _bot_and_admin_process(url: str, game_ids: list[int], rounds: int) -> Tally:
     """The worker playing bots, and an admin pausing, resuming and extending deadlines."""
     db = make_engine(url)
-    cfg = _cfg(url)
+    cfg = make_cfg(url)
     tally = Tally()
     for i in range(rounds):
         try:
@@ -157,7 +152,7 @@ def _double_click(url: str, game_id: int) -> str:
         with session_scope(db) as session:
             state = load_state(session.get(Game, game_id))
         with session_scope(db) as session:
-            apply_game_move(session, _cfg(url), game_id, 0, engine.legal_moves(state)[0],
+            apply_game_move(session, make_cfg(url), game_id, 0, engine.legal_moves(state)[0],
                             expected_version=0, now=utcnow())
         return "applied"
     except StaleMove as exc:

@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
+from game_helpers import make_cfg
 from sqlmodel import create_engine, select
 
-from pbem.config import Config
 from pbem.db import is_sqlite, make_engine, read_scope, session_scope
 from pbem.games.service import StaleMove, apply_game_move, create_game, export_record, load_state, replay_record
 from pbem.models import Game, MoveRecord, utcnow
@@ -42,11 +42,6 @@ def test_requests_after_a_restart_succeed(app, client, pg_url):
     assert [client.get("/healthz").status_code for _ in range(5)] == [200] * 5
 
 
-def _cfg(url: str) -> Config:
-    return Config(DATABASE_URL=url, SECRET_KEY="test-secret", BASE_URL="http://korsar.test",
-                  KORSAR_ENV="testing")
-
-
 def _play(db, url: str, game_id: int, *, restart_before_commit: bool) -> None:
     """One click on the move link of whoever is to move, retried as a player would after an error."""
     with read_scope(db) as session:
@@ -56,7 +51,7 @@ def _play(db, url: str, game_id: int, *, restart_before_commit: bool) -> None:
     for attempt in range(3):
         try:
             with session_scope(db) as session:
-                apply_game_move(session, _cfg(url), game_id, state.to_move, move,
+                apply_game_move(session, make_cfg(url), game_id, state.to_move, move,
                                 expected_version=version, now=utcnow())
                 if restart_before_commit and attempt == 0:
                     restart_database(url)
@@ -72,7 +67,7 @@ def _play(db, url: str, game_id: int, *, restart_before_commit: bool) -> None:
 def test_moves_across_restarts_are_neither_lost_nor_duplicated(pg_url):
     db = make_engine(pg_url)
     with session_scope(db) as session:
-        game_id = create_game(session, _cfg(pg_url), ["Ann <ann@korsar.test>", "Bob <bob@korsar.test>"],
+        game_id = create_game(session, make_cfg(pg_url), ["Ann <ann@korsar.test>", "Bob <bob@korsar.test>"],
                               seed=11).id
     for click in range(12):
         if click % 4 == 1:

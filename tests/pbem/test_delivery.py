@@ -6,10 +6,11 @@ import random
 from datetime import datetime, timedelta
 
 import pytest
-from smtp_fakes import ScriptedSmtp, mail_config, outbox_rows, queue_emails
+from smtp_fakes import ScriptedSmtp, mail_config, queue_emails
+from game_helpers import outbox
 
 from pbem.config import Config
-from pbem.db import make_engine, session_scope
+from pbem.db import session_scope
 from pbem.mail.delivery import RetryPolicy, deliver_due
 from pbem.mail.mime import MessageError, build_message
 from pbem.models import OutboxMessage, OutboxStatus
@@ -29,13 +30,6 @@ def outbox_row(**fields: object) -> OutboxMessage:
     )
     values.update(fields)
     return OutboxMessage(**values)
-
-
-@pytest.fixture
-def engine(database_url: str):
-    engine = make_engine(database_url)
-    yield engine
-    engine.dispose()
 
 
 # ---------------------------------------------------------------- the message
@@ -127,7 +121,7 @@ def test_a_due_email_is_delivered_once_and_marked_sent(engine, database_url, smt
     [msg] = smtp_server.to("bob@example.test")
     assert len(smtp_server.messages) == 1 and msg["Subject"] == "Mail 0"
     assert smtp_server.envelopes == [("korsar@korsar.test", ["bob@example.test"])]
-    [row] = outbox_rows(engine)
+    [row] = outbox(engine)
     assert (row.id, row.status, row.sent_at, row.attempts) == (row_id, OutboxStatus.SENT, T0, 1)
     assert row.claimed_by is None and row.last_error is None
 
@@ -168,7 +162,7 @@ def test_a_row_leased_by_a_live_worker_is_left_alone_until_the_lease_expires(eng
     report = deliver_due(engine, cfg, now=T0 + timedelta(minutes=6), worker_id="me")
 
     assert report.sent == 1 and len(smtp_server.messages) == 1
-    [row] = outbox_rows(engine)
+    [row] = outbox(engine)
     assert row.status == OutboxStatus.SENT and row.attempts == 2
 
 
@@ -190,7 +184,7 @@ def test_a_malformed_row_fails_and_the_others_still_go(engine, database_url, smt
 
     assert (report.sent, report.failed) == (2, 1)
     assert sorted(m["Subject"] for m in smtp_server.messages) == ["Mail 0", "Mail 2"]
-    failed = outbox_rows(engine)[1]
+    failed = outbox(engine)[1]
     assert failed.status == OutboxStatus.FAILED and "Bcc" in failed.last_error
 
 
@@ -201,7 +195,7 @@ def test_a_stop_request_finishes_the_current_email_and_gives_the_rest_back(engin
     report = deliver_due(engine, mail_config(database_url, smtp_server.port), now=T0, stop=lambda: next(asked))
 
     assert (report.sent, report.deferred) == (2, 2)
-    rows = outbox_rows(engine)
+    rows = outbox(engine)
     assert [(r.status, r.attempts) for r in rows] == [("sent", 1), ("sent", 1), ("pending", 0), ("pending", 0)]
     assert all(r.claimed_by is None for r in rows)
     assert deliver_due(engine, mail_config(database_url, smtp_server.port), now=T0).sent == 2
@@ -225,7 +219,7 @@ def test_a_row_taken_over_by_another_worker_mid_batch_is_not_sent(engine, databa
 
     assert (report.sent, report.deferred) == (2, 1)
     assert sorted(m["Subject"] for m in smtp_server.messages) == ["Mail 0", "Mail 2"]
-    assert outbox_rows(engine)[1].claimed_by == "other-worker"
+    assert outbox(engine)[1].claimed_by == "other-worker"
 
 
 def test_an_email_that_keeps_killing_workers_is_given_up(engine, database_url, smtp_server):
@@ -237,7 +231,7 @@ def test_an_email_that_keeps_killing_workers_is_given_up(engine, database_url, s
     report = deliver_due(engine, mail_config(database_url, smtp_server.port), now=T0 + timedelta(minutes=1))
 
     assert report.failed == 1 and smtp_server.messages == []
-    [row] = outbox_rows(engine)
+    [row] = outbox(engine)
     assert row.status == OutboxStatus.FAILED and "workers stopped while sending it" in row.last_error
 
 

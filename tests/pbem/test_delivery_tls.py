@@ -8,9 +8,9 @@ from datetime import datetime
 import pytest
 import trustme
 from aiosmtpd.smtp import AuthResult, LoginPassword
-from smtp_fakes import ScriptedSmtp, mail_config, outbox_rows, queue_emails
+from smtp_fakes import ScriptedSmtp, mail_config, queue_emails
+from game_helpers import outbox
 
-from pbem.db import make_engine
 from pbem.mail.delivery import deliver_due
 
 T0 = datetime(2026, 5, 1, 12, 0, 0)
@@ -33,13 +33,6 @@ def trusted(ca, tmp_path, monkeypatch):
     path = tmp_path / "ca.pem"
     ca.cert_pem.write_to_path(str(path))
     monkeypatch.setenv("SSL_CERT_FILE", str(path))
-
-
-@pytest.fixture
-def engine(database_url: str):
-    engine = make_engine(database_url)
-    yield engine
-    engine.dispose()
 
 
 def authenticator(server, session, envelope, mechanism, auth_data):  # type: ignore[no-untyped-def]
@@ -89,6 +82,6 @@ def test_a_refused_login_or_certificate_defers_the_batch_without_counting(
     finally:
         server.stop()
     assert (report.sent, report.deferred) == (0, 2) and server.messages == []
-    rows = outbox_rows(engine)
+    rows = outbox(engine)
     assert [r.attempts for r in rows] == [0, 0]
     assert all(error in r.last_error for r in rows), rows[0].last_error

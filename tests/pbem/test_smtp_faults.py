@@ -6,21 +6,14 @@ import threading
 from datetime import datetime, timedelta
 
 import pytest
-from smtp_fakes import RawSmtp, ScriptedSmtp, free_port, mail_config, outbox_rows, queue_emails
+from smtp_fakes import RawSmtp, ScriptedSmtp, free_port, mail_config, queue_emails
+from game_helpers import outbox
 
-from pbem.db import make_engine
 from pbem.mail.delivery import RetryPolicy, deliver_due
 from pbem.models import OutboxStatus
 
 T0 = datetime(2026, 5, 1, 12, 0, 0)
 LATER = T0 + timedelta(hours=2)  # past any backoff (capped at one hour)
-
-
-@pytest.fixture
-def engine(database_url: str):
-    engine = make_engine(database_url)
-    yield engine
-    engine.dispose()
 
 
 @pytest.fixture
@@ -31,7 +24,7 @@ def server():
 
 
 def statuses(engine) -> list[str]:
-    return [row.status for row in outbox_rows(engine)]
+    return [row.status for row in outbox(engine)]
 
 
 def test_server_down_then_up_delivers_every_email_exactly_once(engine, database_url):
@@ -42,7 +35,7 @@ def test_server_down_then_up_delivers_every_email_exactly_once(engine, database_
     down = deliver_due(engine, cfg, now=T0)
 
     assert (down.sent, down.deferred) == (0, 5)
-    rows = outbox_rows(engine)
+    rows = outbox(engine)
     assert all(r.status == OutboxStatus.PENDING and r.attempts == 0 for r in rows)  # an outage is not the mail's fault
     assert all(r.next_attempt_at > T0 and "unavailable" in r.last_error for r in rows)
     assert deliver_due(engine, cfg, now=T0 + timedelta(seconds=1)).claimed == 0  # no hammering
@@ -66,7 +59,7 @@ def test_a_slow_server_times_out_and_the_email_is_retried_later(engine, database
     slow = deliver_due(engine, cfg, now=T0)
 
     assert slow.retried == 1 and server.stalled.is_set()
-    [row] = outbox_rows(engine)
+    [row] = outbox(engine)
     assert row.status == OutboxStatus.PENDING and row.attempts == 1 and "timed out" in row.last_error
     assert T0 + timedelta(seconds=45) <= row.next_attempt_at <= T0 + timedelta(seconds=75)
     server.stall_on = lambda msg: False
@@ -83,7 +76,7 @@ def test_a_server_that_never_greets_defers_the_batch_without_counting_attempts(e
     finally:
         silent.stop()
     assert (report.deferred, report.retried) == (3, 0) and silent.connections == 1
-    assert [r.attempts for r in outbox_rows(engine)] == [0, 0, 0]
+    assert [r.attempts for r in outbox(engine)] == [0, 0, 0]
 
 
 @pytest.mark.parametrize("where", ["rcpt", "data"])
@@ -97,10 +90,10 @@ def test_4xx_replies_are_retried_with_growing_backoff_then_delivered(engine, dat
     cfg = mail_config(database_url, server.port)
 
     first = deliver_due(engine, cfg, now=T0)
-    [row1] = outbox_rows(engine)
+    [row1] = outbox(engine)
     assert deliver_due(engine, cfg, now=T0 + timedelta(seconds=40)).claimed == 0  # still backing off
     second = deliver_due(engine, cfg, now=row1.next_attempt_at)
-    [row2] = outbox_rows(engine)
+    [row2] = outbox(engine)
 
     assert first.retried == second.retried == 1
     assert "451 4.3.0 Mailbox busy" in row1.last_error
@@ -121,7 +114,7 @@ def test_5xx_marks_the_email_failed_with_the_reason_and_the_others_are_sent(engi
     assert (report.sent, report.failed, report.retried) == (3, 2, 0)
     assert sorted(server.subjects()) == ["Mail 0", "Mail 2", "Mail 4"]
     assert server.connections == 1  # a refusal does not cost the connection
-    rows = outbox_rows(engine)
+    rows = outbox(engine)
     assert statuses(engine) == ["sent", "failed", "sent", "failed", "sent"]
     assert "550 5.1.1 No such user here" in rows[1].last_error
     assert "554 5.7.1 Looks like spam" in rows[3].last_error
@@ -137,7 +130,7 @@ def test_a_connection_dropped_after_data_is_retried_counted_and_reconnected_once
         dropper.stop()
     assert (report.retried, report.deferred) == (2, 1)
     assert (dropper.connections, dropper.data_received) == (2, 2)  # one reconnect, then the batch is released
-    rows = outbox_rows(engine)
+    rows = outbox(engine)
     assert [r.attempts for r in rows] == [1, 1, 0]
     assert all("connection" in r.last_error.lower() for r in rows)
 
@@ -157,7 +150,7 @@ def test_an_email_is_given_up_after_the_maximum_number_of_attempts(engine, datab
     reports = [deliver_due(engine, cfg, now=T0 + timedelta(hours=2 * i), policy=policy) for i in range(4)]
 
     assert [(r.retried, r.failed) for r in reports] == [(1, 0), (1, 0), (0, 1), (0, 0)]
-    [row] = outbox_rows(engine)
+    [row] = outbox(engine)
     assert row.status == OutboxStatus.FAILED and row.attempts == 3
     assert "gave up after 3 attempts" in row.last_error and "421" in row.last_error
 
@@ -200,4 +193,4 @@ def test_an_address_the_server_cannot_take_fails_and_the_others_go(engine, datab
 
     assert (report.sent, report.failed) == (1, 1)
     assert [m["To"] for m in server.messages] == ["ann@example.test"]
-    assert "SMTPUTF8" in outbox_rows(engine)[0].last_error
+    assert "SMTPUTF8" in outbox(engine)[0].last_error

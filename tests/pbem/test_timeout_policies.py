@@ -7,7 +7,7 @@ import engine as korsar
 import pytest
 from sqlmodel import select
 
-from clockkit import T0, deliver, engine, game_row, mails, make_cfg, mover, other, seat_row, start_game, sweep  # noqa: F401
+from clockkit import T0, deliver, game_row, mails, make_cfg, mover, other, seat_row, start_game, sweep  # noqa: F401
 from pbem.db import make_engine, session_scope
 from pbem.games.service import StaleMove, apply_game_move, bot_move, load_state, lock_game, \
     play_due_bots, seats_of

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from clockkit import (cfg, deliver, engine, headers, mails, mover, play_the_turn,  # noqa: F401  (cfg, engine: fixtures)
+from clockkit import (cfg, deliver, headers, mails, mover, play_the_turn,  # noqa: F401  (cfg: a fixture)
                       seat_row, start_game)
 from pbem.db import session_scope
 from pbem.games import notify

@@ -26,7 +26,7 @@ def test_two_workers_at_once_do_each_piece_of_due_work_exactly_once(database_url
     for game_id in reminder_games[:6]:
         with session_scope(setup) as session:
             game = lock_game(session, game_id)
-            event = {"kind": "pirate", "seat": 1, "card": "B3", "ship": 1, "owner": 0, "value": 5}
+            event = {"kind": "pirate", "seat": 1, "card": "B3", "ship": 1, "owner": 0, "value": 5, "attack": True}
             record_attacks(session, cfg, game, seats_of(session, game_id), [event], T0)
     now = T0 + timedelta(hours=5)  # the 50 % reminders and the timeouts are all due
 

@@ -11,19 +11,13 @@ import time
 from datetime import timedelta
 
 import pytest
-from smtp_fakes import ScriptedSmtp, outbox_rows, queue_emails
+from smtp_fakes import ScriptedSmtp, queue_emails
+from game_helpers import outbox
 from sqlmodel import update
 
-from pbem.db import make_engine, session_scope
+from pbem.db import session_scope
 from pbem.models import OutboxMessage, OutboxStatus, utcnow
 from pbem.worker import run_once
-
-
-@pytest.fixture
-def engine(database_url: str):
-    engine = make_engine(database_url)
-    yield engine
-    engine.dispose()
 
 
 def worker_env(database_url: str, smtp_port: int, **more: str) -> dict[str, str]:
@@ -151,7 +145,7 @@ def test_a_worker_killed_mid_batch_then_restarted_delivers_every_email_once(engi
         finally:
             if worker.poll() is None:
                 worker.kill()
-        rows = outbox_rows(engine)
+        rows = outbox(engine)
         assert [r.status for r in rows[:3]] == [OutboxStatus.SENT] * 3
         assert {r.status for r in rows[3:]} == {OutboxStatus.SENDING}  # leased to the dead worker
         server.stall_on = lambda msg: False
@@ -168,7 +162,7 @@ def test_a_worker_killed_mid_batch_then_restarted_delivers_every_email_once(engi
         server.stop()
     counts = server.message_ids()
     assert len(counts) == len(ids) and set(counts.values()) == {1}
-    rows = outbox_rows(engine)
+    rows = outbox(engine)
     assert {r.status for r in rows} == {OutboxStatus.SENT}
     # A claim counts as an attempt, so the dead worker's batch shows two.
     assert [r.attempts for r in rows] == [1, 1, 1] + [2] * 7
@@ -212,7 +206,7 @@ def test_two_worker_processes_at_once_send_each_email_exactly_once(engine, datab
         server.stop()
     counts = server.message_ids()
     assert len(counts) == len(ids) and set(counts.values()) == {1}
-    assert {r.status for r in outbox_rows(engine)} == {OutboxStatus.SENT}
+    assert {r.status for r in outbox(engine)} == {OutboxStatus.SENT}
     assert [w.returncode for w in workers] == [0, 0]
 
 

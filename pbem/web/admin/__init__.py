@@ -72,7 +72,8 @@ def page_url(endpoint: str, page: int) -> str:
     """The list at `endpoint` on page `page`, keeping the query's filters. Keys that url_for
     reads itself (`endpoint`, `_external`, `_scheme`, ...) are dropped: copied from the query
     string they raised a TypeError (a 500) or made an absolute link to another scheme."""
-    args = {k: v for k, v in request.args.items() if k not in ("endpoint", "page") and not k.startswith("_")}
+    args: dict[str, Any] = {k: v for k, v in request.args.items()
+                            if k not in ("endpoint", "page") and not k.startswith("_")}
     return url_for(endpoint, **args, page=page)
 
 

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import engine
 import engine.bots
@@ -15,10 +17,10 @@ from wtforms import (
     Form,
     FormField,
     PasswordField,
-    SelectChoice,
     SelectField,
     StringField,
 )
+from wtforms import SelectChoice  # type: ignore[attr-defined]  # new in WTForms 3.3; types-WTForms 3.2 lacks it
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
 
 from pbem.games.service import GameError, check_email
@@ -133,7 +135,7 @@ class CreateGameForm(FlaskForm):
                 out.append(PlayerEntry(name=name, email=email, bot=bot))
         return out
 
-    def validate(self, extra_validators=None) -> bool:  # type: ignore[no-untyped-def]
+    def validate(self, extra_validators: Mapping[str, Sequence[Any]] | None = None) -> bool:
         ok = super().validate(extra_validators)
         filled = 0
         for row in self.players:

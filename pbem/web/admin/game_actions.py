@@ -76,6 +76,7 @@ def game_extend(game_id: int) -> Any:
     if not form.validate():
         return render_detail(game_id, error="The deadline was not changed: " + "; ".join(form.hours.errors),
                              status=422, extend_form=form)
+    assert form.hours.data is not None  # InputRequired passed
     hours = float(form.hours.data)
 
     def act(session: Session, now: Any, actor: str) -> tuple[str, str]:

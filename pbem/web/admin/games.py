@@ -43,6 +43,7 @@ def game_new() -> Any:
     if form.validate_on_submit():
         specs = [SeatSpec(name=e.name, email=e.email) if e.bot is None
                  else SeatSpec(name=e.name, kind=SeatKind.BOT, bot=e.bot) for e in form.entries()]
+        assert form.deadline_hours.data is not None  # InputRequired passed
         try:
             with session_scope(db()) as session:
                 game = create_game(

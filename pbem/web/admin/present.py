@@ -12,18 +12,15 @@ import engine
 
 from pbem.models import MoveRecord, Seat
 
-_COLOUR_OF = {"G": "green", "B": "blue", "R": "red", "K": "black", "A": "white", "M": "merchant"}
-
-
 @dataclass(frozen=True)
 class Card:
     code: str
     name: str
-    css: str  # colour class; the name always says the colour too (colour-blind admins)
+    css: str  # colour class, `engine.colour_of`; the name always says the colour too
 
 
 def card(code: str) -> Card:
-    return Card(code, engine.card_name(code), _COLOUR_OF.get(code[0], "other"))
+    return Card(code, engine.card_name(code), engine.colour_of(code))
 
 
 def _names(players: list[str], seats: list[int]) -> str:
@@ -72,6 +69,7 @@ def table_picture(view: dict[str, Any]) -> dict[str, Any]:
         "ships": ships,
         "draw_pile": view["draw_pile"],
         "teams": teams,
+        "winners": engine.winner_names(view),  # names ("Ann & Bob" in team play); [] while running
         "finished": view["finished"],
         "to_move": None if view["to_move"] is None else players[view["to_move"]],
         "version": view["version"],

@@ -101,7 +101,7 @@ def status_counts(session: Session) -> dict[str, int]:
 
 # ---------------------------------------------------------------- outbox
 # Lists show subjects and statuses; the bodies (kilobytes each) only on a message's own page.
-WITHOUT_BODIES = (defer(OutboxMessage.text_body), defer(OutboxMessage.html_body))  # type: ignore[arg-type]
+WITHOUT_BODIES = (defer(OutboxMessage.text_body), defer(OutboxMessage.html_body))  # type: ignore[arg-type]  # SQLModel types columns as values
 
 
 def outbox_messages(
@@ -174,8 +174,9 @@ def top_timeouts(session: Session, limit: int = 10) -> list[tuple[str, str, int]
     total = func.sum(Seat.timeouts).label("total")
     query = (select(func.max(Seat.name), Seat.email, total)
              .where(Seat.timeouts > 0, col(Seat.email).is_not(None))
-             .group_by(Seat.email).order_by(total.desc(), Seat.email).limit(limit))
-    return [(name, email, int(n)) for name, email, n in session.exec(query)]
+             .group_by(Seat.email).order_by(total.desc(), col(Seat.email)).limit(limit))
+    # The query has no row without an email: `email is not None` only narrows the Optional.
+    return [(name, email, int(n)) for name, email, n in session.exec(query) if email is not None]
 
 
 def emails_sent_per_day(session: Session, today: date, days: int = 30) -> list[tuple[date, int]]:
