@@ -135,6 +135,11 @@ class OutboxMessage(SQLModel, table=True):
     references: Optional[str] = Field(default=None, sa_column=Column(Text))
     # Extra headers (List-Unsubscribe, ...) as a JSON object.
     headers_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    # An email written by the worker just before it is sent: the name of its writer
+    # (pbem.mail.writers), NULL for a finished email; `params_json` is what that writer needs
+    # (a JSON object). The text body meanwhile is only what the admin outbox page shows.
+    deferred: Optional[str] = Field(default=None, max_length=32)
+    params_json: Optional[str] = Field(default=None, sa_column=Column(Text))
     status: str = Field(default=OutboxStatus.PENDING, max_length=16)
     attempts: int = 0
     next_attempt_at: NaiveDatetime = Field(default_factory=utcnow)

@@ -7,7 +7,6 @@ pbem.games.notify; every other email here carries public information only.
 """
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -18,8 +17,8 @@ from pbem.clocks.schedule import local_time_text, time_left_text
 from pbem.clocks.unsubscribe import unsubscribe_headers, unsubscribe_url
 from pbem.config import Config
 from pbem.games import notify
-from pbem.games.service import load_state, mail_domain
-from pbem.mail.outbox import Email, OutboxRow, enqueue, queue_row
+from pbem.games.service import load_state
+from pbem.mail.outbox import Email, OutboxRow, enqueue
 from pbem.mail.render import render_email
 from pbem.models import AdminUser, Game, OutboxMessage, Seat
 
@@ -32,7 +31,7 @@ def _queue(session: Session, cfg: Config, game: Game, to_addr: str, seat: Seat |
     if seat is not None:  # a player's email (not an admin's): one-click unsubscribe
         headers = {**unsubscribe_headers(cfg, seat), **(headers or {})}
     email = render_email(name, to_addr, context, headers)
-    return enqueue(session, email, domain=mail_domain(cfg), game_id=game.id,
+    return enqueue(session, cfg, email, game_id=game.id,
                    seat_id=seat.id if seat else None, thread_id=game.thread_id or None)
 
 
@@ -63,11 +62,10 @@ def reminder_extra(game: Game, seat: Seat, now: datetime) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- timeouts and lifecycle
-# The text of a timeout email not written yet (also what the admin outbox page shows for it);
-# the move played for the player waits in its headers until the delivery worker writes it.
+# The text of a timeout email not written yet (what the admin outbox page shows for it); the
+# move played for the player waits in its params until the delivery worker writes it.
 DEFERRED_AUTOPLAY_TEXT = ("This email is written just before it is sent: it tells the player which "
                           "move the bot played for them when their deadline passed.")
-AUTOPLAY_MOVE_HEADER = "X-Korsar-Autoplay-Move"
 
 
 def queue_timeout_autoplay(session: Session, cfg: Config, game: Game, seat: Seat, *,
@@ -78,15 +76,15 @@ def queue_timeout_autoplay(session: Session, cfg: Config, game: Game, seat: Seat
     timeouts queues them cheaply, and the game page link in it is signed when it is sent.
     """
     if notify.wants_mail(seat):
-        queue_row(session, notify.placeholder_row(game, seat, "timeout_autoplay", DEFERRED_AUTOPLAY_TEXT,
-                                                  headers={AUTOPLAY_MOVE_HEADER: move_text}))
+        notify.queue_deferred(session, cfg, game, seat, "timeout_autoplay", DEFERRED_AUTOPLAY_TEXT,
+                              params={"move_text": move_text})
 
 
-def timeout_autoplay_email(cfg: Config, game: Game, seat: Seat, row: OutboxMessage) -> Email:
-    """The full timeout email of a queued placeholder (`queue_timeout_autoplay`)."""
-    move_text = json.loads(row.headers_json or "{}").get(AUTOPLAY_MOVE_HEADER, "")
+def timeout_autoplay_email(cfg: Config, game: Game, seat: Seat, row: OutboxMessage,
+                           params: dict[str, Any]) -> Email:
+    """The full timeout email of a queued one (`queue_timeout_autoplay`)."""
     context = {"game": {"id": game.id, "name": game.name}, "seat": seat, "base_url": cfg.BASE_URL,
-               "move_text": move_text,
+               "move_text": params.get("move_text", ""),
                **_personal(cfg, seat)}
     return render_email("timeout_autoplay", row.to_addr, context, unsubscribe_headers(cfg, seat))
 

@@ -7,28 +7,25 @@ executemany UPDATE and queues the reminders with one multi-row INSERT. The claim
 rows commit together: a crash loses nothing and sends nothing twice.
 
 Turn, timeout and game-over emails and the admin's nudge are queued and written the same way
-(`DEFERRED`, `render_deferred`); a turn email is cancelled when the game moved on from the turn
-it announced.
+(`DEFERRED`, the writers `register_writers` hands the mail transport at start-up); a turn email
+is cancelled when the game moved on from the turn it announced.
 
-The outbox row is queued "to be rendered" (`DEFERRED_TEXT` as its text, no HTML; the subject is
-already there for the admin outbox page). Just before sending, the delivery worker calls `render_deferred`, which
-builds the full reminder (hand, table, one signed link per legal move, time left) from the game
-as it is then, or cancels the row (status "cancelled", with the reason) when that seat's turn is
-already over. Rendering 1,000 full emails inside one sweep would take seconds; spread over
-delivery it costs what a turn email costs, and the links are the freshest possible.
+The outbox row is queued with `deferred="reminder"` (its writer; `DEFERRED_TEXT` as its text for
+the admin outbox page, no HTML; the subject is already there). Just before sending, the delivery
+worker calls that writer, which builds the full reminder (hand, table, one signed link per legal
+move, time left) from the game as it is then, or cancels the row (status "cancelled", with the
+reason) when that seat's turn is already over. Rendering 1,000 full emails inside one sweep would
+take seconds; spread over delivery it costs what a turn email costs, and the links are the freshest possible.
 """
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from enum import Enum
 from typing import Any
 
-from sqlalchemy import bindparam, insert, update
-from sqlalchemy.engine import Engine
+from sqlalchemy import bindparam, update
 from sqlalchemy.orm import QueryableAttribute, load_only
 from sqlmodel import Session, col, select
 
@@ -37,12 +34,13 @@ from pbem.clocks.emails import reminder_extra
 from pbem.clocks.schedule import is_clocked, next_reminder, on_vacation
 from pbem.clocks.unsubscribe import unsubscribe_headers, unsubscribe_url
 from pbem.config import Config
-from pbem.db import session_scope
+from pbem.db import batched_writes
 from pbem.games import notify
 from pbem.games.service import load_state
-from pbem.mail.outbox import Email, queue_row
+from pbem.mail.outbox import Email, OutboxRow
 from pbem.mail.render import render_email
-from pbem.models import Game, GameStatus, OutboxMessage, OutboxStatus, Seat
+from pbem.mail.writers import Cancel, register_writer
+from pbem.models import Game, GameStatus, OutboxMessage, Seat
 
 log = logging.getLogger("pbem.clocks")
 KIND = "reminder"
@@ -85,18 +83,19 @@ def wants_reminder(seat: Seat | None, now: datetime) -> bool:
     return no_reminder_reason(seat, now) is None
 
 
-def _pending_row(cfg: Config, game: Game, seat: Seat, now: datetime) -> dict[str, Any]:
-    """The outbox row of a reminder rendered at delivery (`is_deferred`)."""
+def _queue_reminder(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> OutboxRow:
+    """Queue a reminder written at delivery (`DEFERRED`)."""
     # Stamped with the instant of the claim (the sweep's clock): a turn started after it makes
     # the reminder stale at delivery.
-    return notify.placeholder_row(game, seat, KIND, DEFERRED_TEXT, subject=reminder_extra(game, seat, now),
-                                  headers=unsubscribe_headers(cfg, seat), now=now)
+    return notify.queue_deferred(session, cfg, game, seat, KIND, DEFERRED_TEXT,
+                                 subject=reminder_extra(game, seat, now),
+                                 headers=unsubscribe_headers(cfg, seat), now=now)
 
 
-def queue_nudge(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> dict[str, Any]:
+def queue_nudge(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> OutboxRow:
     """The admin's nudge: a reminder outside the ladder, queued like the sweep's (written, or
     cancelled if the turn is over by then, at delivery)."""
-    return queue_row(session, _pending_row(cfg, game, seat, now))
+    return _queue_reminder(session, cfg, game, seat, now)
 
 
 def queue_due_reminders(session: Session, cfg: Config, game_ids: list[int], now: datetime) -> int:
@@ -110,14 +109,15 @@ def queue_due_reminders(session: Session, cfg: Config, game_ids: list[int], now:
         .with_for_update(of=Game, skip_locked=True)
     ).all()
     steps, rows = [], []
-    for game, seat in found:
-        if game.deadline_at is not None and game.deadline_at <= now:
-            continue  # the timeout comes first; the timeout email says what happened
-        # Nobody (human) to move any more gives (last step, None): the stale time is dropped.
-        step, next_at = next_reminder(game, seat, game.reminders_sent + 1, not_before=now)
-        steps.append({"gid": game.id, "next_at": next_at, "step": step})
-        if wants_reminder(seat, now):
-            rows.append(_pending_row(cfg, game, seat, now))
+    with batched_writes(session):  # the outbox rows: one multi-row INSERT
+        for game, seat in found:
+            if game.deadline_at is not None and game.deadline_at <= now:
+                continue  # the timeout comes first; the timeout email says what happened
+            # Nobody (human) to move any more gives (last step, None): the stale time is dropped.
+            step, next_at = next_reminder(game, seat, game.reminders_sent + 1, not_before=now)
+            steps.append({"gid": game.id, "next_at": next_at, "step": step})
+            if wants_reminder(seat, now):
+                rows.append(_queue_reminder(session, cfg, game, seat, now))
     if not steps:
         return 0
     table = Game.__table__  # type: ignore[attr-defined]  # SQLModel declares no __table__
@@ -125,20 +125,12 @@ def queue_due_reminders(session: Session, cfg: Config, game_ids: list[int], now:
     connection.execute(
         update(table).where(table.c.id == bindparam("gid"))
         .values(next_reminder_at=bindparam("next_at"), reminders_sent=bindparam("step")), steps)
-    if rows:
-        connection.execute(insert(OutboxMessage.__table__), rows)  # type: ignore[attr-defined]  # SQLModel declares no __table__
     log.info("reminders queued=%s claimed=%s games=%s", len(rows), len(steps),
              [r["game_id"] for r in rows])
     return len(rows)
 
 
 # ---------------------------------------------------------------- at delivery
-class Rendered(str, Enum):
-    READY = "ready"  # the row now holds the full email: send it
-    CANCELLED = "cancelled"  # the turn is over (or the player opted out): never send it
-    LOST = "lost"  # another worker holds the row now
-
-
 def reminder_email(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> Email:
     """The full reminder: the turn email's content with fresh links, plus the time left."""
     context = notify.seat_context(session, cfg, game, seat, load_state(game))
@@ -163,63 +155,46 @@ def stale_reason(game: Game | None, seat: Seat | None, row: OutboxMessage, now: 
     return None
 
 
+Params = dict[str, Any]
+
+
 @dataclass(frozen=True)
 class Deferred:
-    """An email kind queued as a placeholder and written by the worker just before it is sent."""
+    """The writer of an email kind queued with `deferred=<kind>` and written by the delivery
+    worker just before it is sent (a `pbem.mail.writers.Writer`)."""
 
-    # The placeholder's text body (what the admin outbox page shows). Queued rows are known by
-    # it: rewording one strands the rows queued before the deploy (they would go out as is).
-    placeholder: str
-    stale: Callable[[Game | None, Seat | None, OutboxMessage, datetime], str | None]  # why not send
-    write: Callable[[Session, Config, Game, Seat, OutboxMessage, datetime], Email]
+    stale: Callable[[Game | None, Seat | None, OutboxMessage, Params, datetime], str | None]  # why not send
+    write: Callable[[Session, Config, Game, Seat, OutboxMessage, Params, datetime], Email]
+
+    def __call__(self, session: Session, cfg: Config, row: OutboxMessage, params: Params,
+                 now: datetime) -> Email | Cancel:
+        game = session.get(Game, row.game_id) if row.game_id is not None else None
+        seat = session.get(Seat, row.seat_id) if row.seat_id is not None else None
+        reason = self.stale(game, seat, row, params, now)
+        if reason is not None:
+            return Cancel(reason)
+        assert game is not None and seat is not None
+        return self.write(session, cfg, game, seat, row, params, now)
 
 
 DEFERRED: dict[str, Deferred] = {
-    KIND: Deferred(DEFERRED_TEXT, stale_reason,
-                   lambda session, cfg, game, seat, row, now: reminder_email(session, cfg, game, seat, now)),
-    "turn": Deferred(notify.DEFERRED_TURN_TEXT,
-                     lambda game, seat, row, now: notify.turn_stale_reason(game, seat, row),
-                     lambda session, cfg, game, seat, row, now: notify.deferred_turn_email(
-                         session, cfg, game, seat, row)),
-    "timeout_autoplay": Deferred(emails.DEFERRED_AUTOPLAY_TEXT,
-                                 lambda game, seat, row, now: notify.address_stale_reason(seat, row),
-                                 lambda session, cfg, game, seat, row, now: emails.timeout_autoplay_email(
-                                     cfg, game, seat, row)),
-    "game_over": Deferred(notify.DEFERRED_GAME_OVER_TEXT,
-                          lambda game, seat, row, now: notify.address_stale_reason(seat, row),
-                          lambda session, cfg, game, seat, row, now: notify.game_over_email(
+    KIND: Deferred(lambda game, seat, row, params, now: stale_reason(game, seat, row, now),
+                   lambda session, cfg, game, seat, row, params, now: reminder_email(
+                       session, cfg, game, seat, now)),
+    "turn": Deferred(lambda game, seat, row, params, now: notify.turn_stale_reason(game, seat, row, params),
+                     lambda session, cfg, game, seat, row, params, now: notify.deferred_turn_email(
+                         session, cfg, game, seat, params)),
+    "timeout_autoplay": Deferred(lambda game, seat, row, params, now: notify.address_stale_reason(seat, row),
+                                 lambda session, cfg, game, seat, row, params, now: emails.timeout_autoplay_email(
+                                     cfg, game, seat, row, params)),
+    "game_over": Deferred(lambda game, seat, row, params, now: notify.address_stale_reason(seat, row),
+                          lambda session, cfg, game, seat, row, params, now: notify.game_over_email(
                               session, cfg, game, seat)),
 }
 
 
-def is_deferred(row: OutboxMessage) -> bool:
-    """A row still holding a placeholder: the worker writes its email (`render_deferred`)."""
-    deferred = DEFERRED.get(row.kind)
-    return deferred is not None and row.text_body == deferred.placeholder
-
-
-def render_deferred(engine: Engine, cfg: Config, row: OutboxMessage, worker_id: str,
-                    now: datetime) -> Rendered:
-    """Fill in `row` (claimed by `worker_id`) from the game as it is `now`, or cancel it."""
-    mine = (col(OutboxMessage.id) == row.id, col(OutboxMessage.claimed_by) == worker_id,
-            col(OutboxMessage.status) == OutboxStatus.SENDING)
-    with session_scope(engine) as session:
-        game = session.get(Game, row.game_id) if row.game_id is not None else None
-        seat = session.get(Seat, row.seat_id) if row.seat_id is not None else None
-        deferred = DEFERRED[row.kind]
-        reason = deferred.stale(game, seat, row, now)
-        if reason is not None:
-            done = session.exec(update(OutboxMessage).where(*mine).values(
-                status=OutboxStatus.CANCELLED, last_error=reason, claimed_by=None,
-                claimed_until=None, next_attempt_at=now))
-            return Rendered.CANCELLED if done.rowcount == 1 else Rendered.LOST
-        assert game is not None and seat is not None
-        email = deferred.write(session, cfg, game, seat, row, now)
-        values = {"subject": email.subject, "text_body": email.text_body, "html_body": email.html_body,
-                  "headers_json": json.dumps(email.headers, sort_keys=True)}
-        done = session.exec(update(OutboxMessage).where(*mine).values(**values))
-        if done.rowcount != 1:
-            return Rendered.LOST
-    for key, value in values.items():
-        setattr(row, key, value)
-    return Rendered.READY
+def register_writers() -> None:
+    """Hand the mail transport the writers of the emails written at delivery (at start-up:
+    `create_app`, which the worker and the CLI run too)."""
+    for name, deferred in DEFERRED.items():
+        register_writer(name, deferred)

@@ -23,18 +23,13 @@ from pbem.config import Config
 from pbem.db import write
 from pbem.games.board import board
 from pbem.games.service import load_state
-from pbem.mail.outbox import Email, OutboxRow, enqueue, outbox_row, queue_row
+from pbem.mail.outbox import Email, OutboxRow, enqueue
 from pbem.mail.render import render_email, render_subject
 from pbem.models import Game, GameStatus, MoveRecord, OutboxMessage, Seat, SeatKind
 
 
 def wants_mail(seat: Seat) -> bool:
     return seat.kind == SeatKind.HUMAN and bool(seat.email)
-
-
-def thread_domain(game: Game) -> str:
-    """The domain of the game's thread Message-ID: every email of the game uses it."""
-    return game.thread_id.rpartition("@")[2].rstrip(">") or "localhost"
 
 
 def seat_page_url(cfg: Config, seat: Seat) -> str:
@@ -90,11 +85,10 @@ def queue_email(session: Session, cfg: Config, game: Game, seat: Seat, kind: str
         return None
     headers = {**unsubscribe_headers(cfg, seat), **(headers or {})}
     email = render_email(kind, seat.email, context, headers)  # type: ignore[arg-type]  # wants_mail: seat has an email
-    domain = thread_domain(game)
     if first:
-        return enqueue(session, email, domain=domain, game_id=game.id, seat_id=seat.id,
+        return enqueue(session, cfg, email, game_id=game.id, seat_id=seat.id,
                        message_id=game.thread_id)
-    return enqueue(session, email, domain=domain, game_id=game.id, seat_id=seat.id,
+    return enqueue(session, cfg, email, game_id=game.id, seat_id=seat.id,
                    thread_id=game.thread_id)
 
 
@@ -110,16 +104,13 @@ def queue_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
     `deferred_turn_email`, which moves the seat's "since your last turn" mark)."""
     if seat.handed_to_bot or not wants_mail(seat):
         return None
-    return _queue_deferred_turn(session, game, seat, state)
+    return _queue_deferred_turn(session, cfg, game, seat, state)
 
 
 # ---------------------------------------------------------------- turn emails, written at delivery
-# The text of a turn email not written yet (also what the admin outbox page shows for it).
+# The text of a turn email not written yet (what the admin outbox page shows for it).
 DEFERRED_TURN_TEXT = ("This turn email is written from the game as it stands just before it is "
                       "sent: the player's hand, the table and fresh move links.")
-# Where the placeholder keeps the turn it is for and the "since" mark; the full email's own
-# headers replace it when it is written.
-TURN_MARK_HEADER = "X-Korsar-Turn"
 
 
 _SEATS = Seat.__table__  # type: ignore[attr-defined]  # SQLModel declares no __table__
@@ -130,28 +121,29 @@ _MARK_SEEN = (update(_SEATS).where(_SEATS.c.id == bindparam("b_id"),
               .values(last_seen_version=bindparam("b_version")))
 
 
-def placeholder_row(game: Game, seat: Seat, kind: str, text: str, *,
-                    subject: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
-                    now: datetime | None = None) -> OutboxRow:
-    """The outbox row of an email `kind` to `seat` that the delivery worker writes just before
-    sending it (`pbem.clocks.reminders.DEFERRED`): its subject now, `text` as its body until
-    then, `headers` for what the worker needs to know (its own headers replace them: the
-    written email brings its `List-Unsubscribe` headers itself)."""
+def queue_deferred(session: Session, cfg: Config, game: Game, seat: Seat, kind: str, text: str, *,
+                   subject: dict[str, Any] | None = None, params: dict[str, Any] | None = None,
+                   headers: dict[str, str] | None = None, now: datetime | None = None) -> OutboxRow:
+    """Queue an email `kind` to `seat` that the delivery worker writes just before sending it,
+    with the writer registered under `kind` (`pbem.clocks.reminders.DEFERRED`): its subject
+    now, `text` as its body until then (the admin outbox page shows it), `params` for what the
+    writer needs to know (its own column). `headers` are only for the row as queued (the
+    written email brings its own)."""
     email = Email(kind=kind, to_addr=seat.email or "", text_body=text, html_body="",
                   subject=render_subject(kind, {"game": {"name": game.name}, **(subject or {})}),
                   headers=headers or {})
-    return outbox_row(email, domain=thread_domain(game), game_id=game.id, seat_id=seat.id,
-                      thread_id=game.thread_id or None, now=now)
+    return enqueue(session, cfg, email, game_id=game.id, seat_id=seat.id,
+                   thread_id=game.thread_id or None, now=now, deferred=kind, params=params)
 
 
-def _queue_deferred_turn(session: Session, game: Game, seat: Seat,
+def _queue_deferred_turn(session: Session, cfg: Config, game: Game, seat: Seat,
                          state: engine.GameState) -> OutboxRow:
     since = seat.last_seen_version
     if since >= state.version:  # this turn's email again (a resend): it keeps that turn's news
         since = _before_own_last_move(session, game, seat, state.version)
-    return queue_row(session, placeholder_row(
-        game, seat, "turn", DEFERRED_TURN_TEXT, subject={"board": {"you": seat.name}},
-        headers={TURN_MARK_HEADER: f"{state.version}:{since}"}))
+    return queue_deferred(session, cfg, game, seat, "turn", DEFERRED_TURN_TEXT,
+                          subject={"board": {"you": seat.name}},
+                          params={"version": state.version, "since": since})
 
 
 def _before_own_last_move(session: Session, game: Game, seat: Seat, version: int) -> int:
@@ -164,18 +156,18 @@ def _before_own_last_move(session: Session, game: Game, seat: Seat, version: int
     return max(0, (last or 1) - 1)
 
 
-def turn_mark(row: OutboxMessage) -> tuple[int, int] | None:
+def turn_mark(params: dict[str, Any]) -> tuple[int, int] | None:
     """(version the turn email is for, "since" mark) of a turn email not written yet."""
     try:
-        version, since = json.loads(row.headers_json or "{}")[TURN_MARK_HEADER].split(":")
-        return int(version), int(since)
-    except (KeyError, ValueError, AttributeError):
+        return int(params["version"]), int(params["since"])
+    except (KeyError, ValueError, TypeError):
         return None
 
 
-def turn_stale_reason(game: Game | None, seat: Seat | None, row: OutboxMessage) -> str | None:
+def turn_stale_reason(game: Game | None, seat: Seat | None, row: OutboxMessage,
+                      params: dict[str, Any]) -> str | None:
     """Why a queued turn email must not go out any more (its turn is over), or None."""
-    mark = turn_mark(row)
+    mark = turn_mark(params)
     if mark is None:
         return "the turn email lost its turn mark"
     if game is None or seat is None or game.status != GameStatus.RUNNING:
@@ -190,10 +182,10 @@ def turn_stale_reason(game: Game | None, seat: Seat | None, row: OutboxMessage) 
 
 
 def deferred_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
-                        row: OutboxMessage) -> Email:
+                        params: dict[str, Any]) -> Email:
     """The full turn email from the game as it is now (fresh links; news since the mark). The
     seat's mark moves to this turn: the next turn email's news start here."""
-    mark = turn_mark(row)
+    mark = turn_mark(params)
     assert mark is not None
     state = load_state(game)
     context = seat_context(session, cfg, game, seat, state, since=mark[1])
@@ -214,7 +206,7 @@ def queue_game_start(session: Session, cfg: Config, game: Game, seats: list[Seat
         queue_turn_email(session, cfg, game, seats[state.to_move], state)
 
 
-# The text of a game-over email not written yet (also what the admin outbox page shows for it).
+# The text of a game-over email not written yet (what the admin outbox page shows for it).
 DEFERRED_GAME_OVER_TEXT = ("This email is written just before it is sent: the final scores and "
                            "the winners, from the finished game.")
 
@@ -225,7 +217,7 @@ def queue_game_over(session: Session, cfg: Config, game: Game, seats: list[Seat]
     (`game_over_email`): the last move costs what any move costs."""
     for seat in seats:
         if wants_mail(seat):
-            queue_row(session, placeholder_row(game, seat, "game_over", DEFERRED_GAME_OVER_TEXT))
+            queue_deferred(session, cfg, game, seat, "game_over", DEFERRED_GAME_OVER_TEXT)
 
 
 def address_stale_reason(seat: Seat | None, row: OutboxMessage) -> str | None:

@@ -37,10 +37,10 @@ from sqlalchemy import ColumnElement, and_, or_
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select, update
 
-from pbem.clocks.reminders import Rendered, is_deferred, render_deferred
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.mail.mime import Envelope, MessageError, build_message
+from pbem.mail.writers import NoWriter, Written, write_deferred
 from pbem.models import OutboxMessage, OutboxStatus, utcnow
 
 log = logging.getLogger("pbem.mail.delivery")
@@ -297,15 +297,19 @@ def deliver_due(
                 _fail(engine, row, worker_id, report,
                       f"gave up after {row.attempts - 1} attempts (workers stopped while sending it)", clock())
                 continue
-            if is_deferred(row):  # a placeholder is written now, from the game as it is
+            if row.deferred is not None:  # written now by its writer, from the game as it is
                 try:
-                    rendered = render_deferred(engine, cfg, row, worker_id, clock())
+                    rendered = write_deferred(engine, cfg, row, worker_id, clock())
+                except NoWriter as exc:  # a process started without the game side: try later
+                    _record_failure(engine, row, worker_id, report, Outcome("temporary", str(exc)),
+                                    policy, clock(), rng)
+                    continue
                 except Exception as exc:  # noqa: BLE001  (a bug in one game's email must not stop the batch)
                     log.exception("rendering a deferred email failed")
                     _fail(engine, row, worker_id, report, f"could not render: {type(exc).__name__}", clock())
                     continue
-                if rendered is not Rendered.READY:
-                    if rendered is Rendered.CANCELLED:
+                if rendered is not Written.READY:
+                    if rendered is Written.CANCELLED:
                         report.cancelled += 1
                         _log_row("mail_cancelled", row)
                     else:

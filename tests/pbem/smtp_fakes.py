@@ -29,6 +29,9 @@ from pbem.mail.outbox import Email, enqueue
 from pbem.models import OutboxMessage
 
 
+FAKE_MAIL = Config(MAIL_FROM="Korsar <korsar@korsar.test>")  # message-ids @korsar.test
+
+
 def mail_config(database_url: str, port: int, **overrides: object) -> Config:
     """`make_cfg` sending to 127.0.0.1:`port`, with a short SMTP timeout."""
     return make_cfg(database_url, **{"SMTP_HOST": "127.0.0.1", "SMTP_PORT": port, "SMTP_TIMEOUT": 2.0, **overrides})
@@ -40,9 +43,8 @@ def queue_emails(engine: Engine, count: int, *, to: str = "player{i}@example.tes
     ids = []
     with session_scope(engine) as session:
         for i in range(count):
-            row = enqueue(session, Email(kind=kind, to_addr=to.format(i=i), subject=f"Mail {i}",
-                                         text_body=f"Body {i}", html_body=f"<p>Body {i}</p>"),
-                          domain="korsar.test")
+            row = enqueue(session, FAKE_MAIL, Email(kind=kind, to_addr=to.format(i=i), subject=f"Mail {i}",
+                                                    text_body=f"Body {i}", html_body=f"<p>Body {i}</p>"))
             if created_at is not None:
                 session.execute(update(OutboxMessage).where(OutboxMessage.id == row["id"])
                                 .values(created_at=created_at, next_attempt_at=created_at))

@@ -95,6 +95,59 @@ def test_a_schema_made_by_create_all_is_adopted_and_keeps_its_data(empty_url, ma
     engine.dispose()
 
 
+# Rows queued before 0004 by the code of 0003 (its placeholder texts and X-Korsar-* headers).
+_OLD_TURN_TEXT = ("This turn email is written from the game as it stands just before it is "
+                  "sent: the player's hand, the table and fresh move links.")
+_OLD_AUTOPLAY_TEXT = ("This email is written just before it is sent: it tells the player which "
+                      "move the bot played for them when their deadline passed.")
+_OLD_REMINDER_TEXT = ("This reminder is written from the game as it stands just before it is sent: "
+                      "the player's hand, the table and fresh move links.")
+_OLD_ROWS = [  # (kind, text body, headers, status)
+    ("turn", _OLD_TURN_TEXT, {"X-Korsar-Turn": "7:5", "List-Unsubscribe": "<u>"}, "pending"),
+    ("timeout_autoplay", _OLD_AUTOPLAY_TEXT, {"X-Korsar-Autoplay-Move": "played the 3 of ships"}, "sending"),
+    ("reminder", _OLD_REMINDER_TEXT, {"List-Unsubscribe": "<u>"}, "pending"),
+    ("turn", "Your turn: the hand, written", {"List-Unsubscribe": "<u>"}, "pending"),  # written already
+    ("turn", _OLD_TURN_TEXT, {"X-Korsar-Turn": "2:0"}, "cancelled"),  # never to go out
+]
+
+
+def _outbox_rows(engine) -> list[tuple]:
+    with engine.connect() as conn:
+        return [tuple(r) for r in conn.execute(text(
+            "SELECT kind, deferred, params_json, headers_json FROM outbox ORDER BY id"))]
+
+
+def test_0004_gives_rows_queued_before_it_their_writer_and_params(empty_url):
+    import json
+
+    engine = make_engine(empty_url)
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(empty_url, conn), "0003")
+        for number, (kind, body, headers, status) in enumerate(_OLD_ROWS):
+            conn.execute(text(
+                "INSERT INTO outbox (kind, to_addr, subject, text_body, html_body, message_id,"
+                " headers_json, status, attempts, next_attempt_at, created_at) VALUES (:kind, 'a@x.test',"
+                " 's', :body, '', :mid, :headers, :status, 0, '2026-01-01', '2026-01-01')"),
+                {"kind": kind, "body": body, "mid": f"<{number}@x.test>", "headers": json.dumps(headers),
+                 "status": status})
+        command.upgrade(alembic_config(empty_url, conn), "head")
+    rows = [(kind, deferred, json.loads(params) if params else None, json.loads(headers))
+            for kind, deferred, params, headers in _outbox_rows(engine)]
+    assert rows == [
+        ("turn", "turn", {"version": 7, "since": 5}, {"List-Unsubscribe": "<u>"}),
+        ("timeout_autoplay", "timeout_autoplay", {"move_text": "played the 3 of ships"}, {}),
+        ("reminder", "reminder", {}, {"List-Unsubscribe": "<u>"}),
+        ("turn", None, None, {"List-Unsubscribe": "<u>"}),
+        ("turn", None, None, {"X-Korsar-Turn": "2:0"}),
+    ]
+    with engine.begin() as conn:  # and back: the code before 0004 finds its headers again
+        command.downgrade(alembic_config(empty_url, conn), "0003")
+    with engine.connect() as conn:
+        headers = [json.loads(h) for (h,) in conn.execute(text("SELECT headers_json FROM outbox ORDER BY id"))]
+    assert headers == [h for _, _, h, _ in _OLD_ROWS]
+    engine.dispose()
+
+
 def test_downgrade_to_nothing_and_upgrade_again(empty_url):
     upgrade_database(empty_url)
     engine = make_engine(empty_url)

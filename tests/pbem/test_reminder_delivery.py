@@ -105,7 +105,7 @@ def test_a_chunk_that_fails_claims_nothing_and_its_reminders_go_out_once_at_the_
         raise RuntimeError("crash while queueing")
 
     with monkeypatch.context() as patch:
-        patch.setattr(reminders, "_pending_row", broken)
+        patch.setattr(reminders, "_queue_reminder", broken)
         assert sweep(engine, cfg, DUE)["reminders"] == 0
     assert mails(engine, "reminder") == []
     assert {game_row(engine, g).next_reminder_at for g in games} == {DUE}  # still due, unclaimed

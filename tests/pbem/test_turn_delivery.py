@@ -3,6 +3,7 @@ are sent, from the game as it stands then; one whose turn is over by then is can
 reason and never sent."""
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -44,11 +45,12 @@ def test_the_turn_email_is_queued_with_the_move_and_written_when_it_is_sent(engi
     (queued,) = mails(engine, "turn", bob)
     assert queued.subject == "[Korsar] Ann vs Bob: your turn, Bob"
     assert queued.text_body == notify.DEFERRED_TURN_TEXT and queued.html_body == ""
+    assert queued.deferred == "turn" and "X-Korsar" not in queued.headers_json  # typed data, no header
     assert "YOUR HAND" not in queued.text_body
     assert send(engine, cfg, smtp_server)["sent"] >= 1
     (sent,) = mails(engine, "turn", bob)
     assert sent.status == "sent" and "YOUR HAND" in sent.text_body and "data-hand" in sent.html_body
-    assert notify.TURN_MARK_HEADER not in sent.headers_json
+    assert sent.deferred is None and "X-Korsar" not in sent.headers_json
     (received,) = [m for m in smtp_server.to(bob) if "your turn" in m["Subject"]]
     text = received.get_body(("plain",)).get_content()
     assert "http://korsar.test/m/" in text and "Ann " in text  # Ann's move, in the news
@@ -89,7 +91,7 @@ def test_a_cancelled_turn_email_leaves_its_news_to_the_next_one(engine, cfg, smt
     send(engine, cfg, smtp_server)
     assert mails(engine, "turn", bob.email)[0].status == "cancelled"
     play_the_turn(engine, cfg, game_id)  # Ann again
-    assert headers(mails(engine, "turn", bob.email)[-1])[notify.TURN_MARK_HEADER] == "3:0"
+    assert json.loads(mails(engine, "turn", bob.email)[-1].params_json) == {"version": 3, "since": 0}
 
 
 @pytest.mark.parametrize("meanwhile, reason", [
