@@ -51,6 +51,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if config.DEV_INBOX and not config.is_production:
         app.register_blueprint(dev.bp)
     cli.init_app(app)
+    # The mail transport knows no game: it is handed the writers of the emails written at
+    # delivery here (the worker and the CLI run this factory too).
+    from pbem.clocks.reminders import register_writers
+    register_writers()
     return app
 
 

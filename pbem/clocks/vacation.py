@@ -18,7 +18,8 @@ from pbem.clocks.notices import add_news
 from pbem.clocks.schedule import extend_for_absence, is_clocked, local_midnight, replan_reminders, \
     seat_zone, to_local
 from pbem.config import Config
-from pbem.games.service import GameError, GameNotRunning, lock_game_with_seats
+from pbem.clocks.refusals import refuse
+from pbem.games.service import lock_game_with_seats
 from pbem.models import Game, GameStatus, Seat
 
 
@@ -35,36 +36,57 @@ def days_left(cfg: Config, seat: Seat) -> float:
     return max(0.0, round(cfg.VACATION_DAYS_PER_GAME - seat.vacation_days_used, 2))
 
 
-def _locked(session: Session, game_id: int, position: int) -> tuple[Game, list[Seat], Seat]:
-    """The game (locked, still going), its seats and the seat at `position`."""
-    game, seats = lock_game_with_seats(session, game_id)
+def has_vacation(seat: Seat, now: datetime) -> bool:
+    """A vacation booked and not over yet (under way or to come)."""
+    return seat.vacation_end is not None and seat.vacation_end > now
+
+
+def _check_going(game: Game) -> None:
     if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
-        raise GameNotRunning("This game is over: no vacation needed.", 410)
+        raise refuse("game_over")
+
+
+def _locked(session: Session, game_id: int, position: int) -> tuple[Game, list[Seat], Seat]:
+    """The game (locked), its seats and the seat at `position`."""
+    game, seats = lock_game_with_seats(session, game_id)
     return game, seats, seats[position]
 
 
 def take_vacation(session: Session, cfg: Config, game_id: int, position: int, first_day: date,
                   last_day: date, *, now: datetime) -> Seat:
-    """Book days `first_day`..`last_day` (inclusive, the seat's local dates); GameError if refused."""
+    """Book days `first_day`..`last_day` of the seat at `position`; Refused if refused."""
     game, seats, seat = _locked(session, game_id, position)
+    return book_vacation(session, cfg, game, seats, seat, first_day, last_day, now=now)
+
+
+def cancel_vacation(session: Session, cfg: Config, game_id: int, position: int, *,
+                    now: datetime) -> Seat:
+    """Drop the vacation of the seat at `position`; Refused if there is none."""
+    game, seats, seat = _locked(session, game_id, position)
+    return end_vacation(session, cfg, game, seats, seat, now=now)
+
+
+def book_vacation(session: Session, cfg: Config, game: Game, seats: list[Seat], seat: Seat,
+                  first_day: date, last_day: date, *, now: datetime) -> Seat:
+    """Book days `first_day`..`last_day` (inclusive, the seat's local dates) for `seat` of `game`
+    (locked by the caller, with its `seats`); Refused (`pbem.clocks.refusals`) if refused."""
+    _check_going(game)
+    position = seat.position
     zone = seat_zone(seat)
     today = to_local(now, zone).date()
     if last_day < first_day:
-        raise GameError("The last day of your vacation must not be before its first day.", 422)
+        raise refuse("last_before_first")
     if first_day < today:
-        raise GameError("A vacation cannot start in the past.", 422)
+        raise refuse("in_the_past")
     if last_day > last_bookable_day(today):
-        raise GameError(f"The last day of your vacation must be within the next {BOOK_AHEAD_DAYS} days "
-                        f"(by {last_bookable_day(today).isoformat()}).", 422)
-    if seat.vacation_end is not None and seat.vacation_end > now:
-        raise GameError("You already have a vacation booked in this game; "
-                        "wait until it is over to book another.", 409)
+        raise refuse("too_far_ahead", days=BOOK_AHEAD_DAYS, by=last_bookable_day(today).isoformat())
+    if has_vacation(seat, now):
+        raise refuse("already_booked")
     start = max(local_midnight(first_day, zone), now)
     end = local_midnight(last_day + timedelta(days=1), zone)
     length = (end - start).total_seconds() / 86400
     if length > days_left(cfg, seat) + 1e-9:
-        raise GameError(f"That is {length:.1f} days, but you have only {days_left(cfg, seat):g} "
-                        "vacation days left in this game.", 422)
+        raise refuse("not_enough_days", length=length, left=days_left(cfg, seat))
     seat.vacation_start, seat.vacation_end = start, end
     seat.vacation_days_used = round(seat.vacation_days_used + length, 4)
     session.add(seat)
@@ -77,13 +99,15 @@ def take_vacation(session: Session, cfg: Config, game_id: int, position: int, fi
     return seat
 
 
-def cancel_vacation(session: Session, cfg: Config, game_id: int, position: int, *,
-                    now: datetime) -> Seat:
-    """Drop the seat's vacation (or end it now if under way); GameError if there is none."""
-    game, seats, seat = _locked(session, game_id, position)
+def end_vacation(session: Session, cfg: Config, game: Game, seats: list[Seat], seat: Seat, *,
+                 now: datetime) -> Seat:
+    """Drop the vacation of `seat` (locked with its game, as for `book_vacation`), or end it now
+    if under way; Refused if there is none."""
+    _check_going(game)
+    position = seat.position
     start, end = seat.vacation_start, seat.vacation_end
-    if start is None or end is None or end <= now:
-        raise GameError("You have no vacation booked in this game.", 409)
+    if start is None or end is None or not has_vacation(seat, now):
+        raise refuse("no_vacation")
     back = max(start, now)  # what is no longer taken: [back, end)
     seat.vacation_days_used = round(max(0.0, seat.vacation_days_used - (end - back).total_seconds() / 86400), 4)
     if start >= now:

@@ -6,7 +6,6 @@ double click or two workers apply a move once. The rules are the engine's busine
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import hmac
 import json
@@ -33,12 +32,14 @@ from sqlmodel import Session, col, select
 from pbem.clocks.schedule import turn_clock
 from pbem.config import Config
 from pbem.db import session_scope
+from pbem.mail.outbox import mail_domain  # the one Message-ID domain (thread ids too)
 from pbem.models import Game, GameStatus, MoveRecord, Seat, SeatKind, utcnow
 
 MAX_NAME_LENGTH = 40
 BOT_RETRY_DELAY = timedelta(minutes=5)  # after an unexpected error in one game's bot move
 MAX_DEADLINE_HOURS = 24 * 365
 ON_TIMEOUT_CHOICES = ("autoplay", "pause", "bot")
+NAME_NEEDED = "Every player needs a name. Give this player a name."
 
 log = logging.getLogger("pbem.games")
 
@@ -98,7 +99,7 @@ def check_name(name: str) -> str:
     """A display name safe for headers and pages, or GameError."""
     name = unicodedata.normalize("NFC", name).strip()
     if not name:
-        raise GameError("A player needs a name.")
+        raise GameError(NAME_NEEDED)
     if any(unicodedata.category(ch).startswith("C") for ch in name):
         raise GameError("A player name may not contain line breaks or control characters.")
     if len(name) > MAX_NAME_LENGTH:
@@ -143,15 +144,13 @@ def parse_player(text: str) -> SeatSpec:
     raise GameError(f"{text!r} is not a player like 'Ann <ann@example.com>' or 'bot:greedy'.")
 
 
-def _unique_names(specs: list[SeatSpec]) -> list[SeatSpec]:
-    """Number repeated bot names; refuse repeated human names (moves name players)."""
+def _number_bots(specs: list[SeatSpec]) -> list[SeatSpec]:
+    """Number repeated bot names (Greedy bot, Greedy bot 2); humans' names are unique already."""
     seen: dict[str, int] = {}
     out = []
     for spec in specs:
         key = spec.name.casefold()
-        if key in seen:
-            if spec.kind != SeatKind.BOT:
-                raise GameError(f"Two players are called {spec.name!r}: give them different names.")
+        if key in seen and spec.kind == SeatKind.BOT:
             seen[key] += 1
             spec = SeatSpec(f"{spec.name} {seen[key]}", spec.email, spec.kind, spec.bot)
         else:
@@ -204,17 +203,6 @@ def is_bot_seat(seat: Seat) -> bool:
     return seat.kind == SeatKind.BOT or seat.handed_to_bot
 
 
-def mail_domain(cfg: Config) -> str:
-    return _domain_of(cfg.MAIL_FROM)
-
-
-@functools.lru_cache(maxsize=8)
-def _domain_of(mail_from: str) -> str:
-    from email.utils import parseaddr
-
-    return parseaddr(mail_from)[1].rpartition("@")[2] or "localhost"
-
-
 def next_turn_clock(game: Game, seats: list[Seat], cfg: Config, now: datetime, *,
                     to_move: int | None, running: bool) -> dict[str, Any]:
     """The clock columns of the turn of `to_move` starting `now`: deadline and reminders for a
@@ -232,6 +220,147 @@ def start_turn(game: Game, seats: list[Seat], cfg: Config, now: datetime) -> Non
                             running=game.status == GameStatus.RUNNING)
     for key, value in clock.items():
         setattr(game, key, value)
+
+
+# ---------------------------------------------------------------- setup
+@dataclass(frozen=True)
+class SetupProblem:
+    """One reason a game's setup is refused: `seat` (0-based, in the order given) and `field`
+    ("name", "email", "bot" of that seat) say where; without a seat, `field` is the game's
+    ("name", "waiting_time", "deadline_hours", "reminders", "on_timeout") or None (the whole)."""
+
+    message: str
+    field: str | None = None
+    seat: int | None = None
+
+
+class SetupError(GameError):
+    """A refused setup: `message` is the first problem (one line), `problems` all of them."""
+
+    def __init__(self, problems: list[SetupProblem]) -> None:
+        super().__init__(problems[0].message)
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """A setup `check_setup` accepted, normalised (bots numbered, ladder sorted)."""
+
+    specs: list[SeatSpec]
+    options: engine.Options
+    name: str
+    deck: list[str] | None
+    reminders: list[float]
+
+
+def _problem(check: Any, value: Any, field: str | None, seat: int | None = None) -> SetupProblem | None:
+    try:
+        check(value)
+    except GameError as exc:
+        return SetupProblem(exc.message, field, seat)
+    return None
+
+
+def setup_problems(players: Sequence[SeatSpec], *, teams: bool = False, seed: int | None = None,
+                   deck: list[str] | None = None, options: dict[str, Any] | engine.Options | None = None,
+                   name: str = "", deadline_hours: float = 72.0, reminders: str = "50,85",
+                   on_timeout: str = "autoplay") -> list[SetupProblem]:
+    """Every reason to refuse this setup (none: it is fine), for the CLI, the admin form and
+    `create_game` alike: names, addresses (one address per seat, whatever its case), bots, the
+    number of players (the engine's R2), options, the deal and the clock."""
+    problems: list[SetupProblem | None] = []
+    seen_names: set[str] = set()
+    seen_emails: set[str] = set()
+    for seat, spec in enumerate(players):
+        if spec.kind == SeatKind.BOT:
+            if spec.bot not in engine.bots.BOTS:
+                problems.append(SetupProblem(
+                    f"Unknown bot {spec.bot!r}: choose one of {', '.join(engine.bots.BOTS)}.", "bot", seat))
+            problems.append(_problem(check_name, spec.name, "name", seat))
+            seen_names.add(unicodedata.normalize("NFC", spec.name).strip().casefold())
+            continue
+        if not spec.name.strip():
+            problems.append(SetupProblem(NAME_NEEDED, "name", seat))
+        else:
+            problems.append(_problem(check_name, spec.name, "name", seat))
+            key = unicodedata.normalize("NFC", spec.name).strip().casefold()
+            if key in seen_names:
+                problems.append(SetupProblem(
+                    f"Two players are called {spec.name.strip()!r}: give them different names."))
+            seen_names.add(key)
+        if not spec.email:
+            problems.append(SetupProblem("A person needs an email address (or choose a bot).", "email", seat))
+            continue
+        bad_email = _problem(check_email, spec.email, "email", seat)
+        problems.append(bad_email)
+        if bad_email is None:
+            if spec.email.strip().lower() in seen_emails:
+                problems.append(SetupProblem("Two seats have the same email address."))
+            seen_emails.add(spec.email.strip().lower())
+    try:
+        opts = options if isinstance(options, engine.Options) else parse_options(options)
+    except GameError as exc:
+        problems.append(SetupProblem(exc.message))
+        opts = None
+    try:  # how many players and teams: the engine's rules (R2)...
+        engine.check_config(len(players), teams, engine.Options())
+    except engine.ConfigError as exc:
+        problems.append(SetupProblem(str(exc)))
+    else:  # ...then the options for them (the waiting time is only for 2 or 3 alone)
+        if opts is not None:
+            try:
+                engine.check_config(len(players), teams, opts)
+            except engine.ConfigError as exc:
+                problems.append(SetupProblem(str(exc), "waiting_time" if opts.waiting_time else None))
+    if seed is not None and deck is not None:
+        problems.append(SetupProblem("Give a seed or a deck, not both."))
+    elif deck is not None:
+        try:
+            engine.validate_deck(deck)
+        except engine.ConfigError as exc:
+            problems.append(SetupProblem(str(exc)))
+    if on_timeout not in ON_TIMEOUT_CHOICES:
+        problems.append(SetupProblem(f"on_timeout must be one of {', '.join(ON_TIMEOUT_CHOICES)}.", "on_timeout"))
+    if not 0 < deadline_hours <= MAX_DEADLINE_HOURS:  # also refuses NaN
+        problems.append(SetupProblem(f"The deadline must be between 0 and {MAX_DEADLINE_HOURS} hours.",
+                                     "deadline_hours"))
+    problems.append(_problem(_reminder_ladder, reminders, "reminders"))
+    if name.strip():
+        problems.append(_problem(check_name, name, "name"))
+    return [p for p in problems if p is not None]
+
+
+
+def _reminder_ladder(text: str) -> list[float]:
+    """'50,85' -> [50.0, 85.0] (sorted; '' is none), or GameError."""
+    try:
+        ladder = sorted(float(p) for p in text.split(",") if p.strip())
+    except ValueError:
+        raise GameError(f"Reminders are percentages of the deadline separated by commas, like 50,85, "
+                        f"not {text!r}.") from None
+    if any(not 0 < p < 100 for p in ladder):  # also refuses NaN
+        raise GameError("Each reminder must fall between 0 and 100 percent of the deadline.")
+    return ladder
+
+
+def check_setup(players: Sequence[SeatSpec | str], *, teams: bool = False, seed: int | None = None,
+                deck: list[str] | None = None, options: dict[str, Any] | engine.Options | None = None,
+                name: str = "", deadline_hours: float = 72.0, reminders: str = "50,85",
+                on_timeout: str = "autoplay") -> GameSetup:
+    """The setup, normalised, or SetupError with every problem (`setup_problems`)."""
+    specs = [p if isinstance(p, SeatSpec) else parse_player(p) for p in players]
+    problems = setup_problems(specs, teams=teams, seed=seed, deck=deck, options=options, name=name,
+                              deadline_hours=deadline_hours, reminders=reminders, on_timeout=on_timeout)
+    if problems:
+        raise SetupError(problems)
+    return GameSetup(
+        specs=_number_bots([SeatSpec(check_name(s.name), s.email and s.email.strip(), s.kind, s.bot)
+                            for s in specs]),
+        options=options if isinstance(options, engine.Options) else parse_options(options),
+        name=check_name(name) if name.strip() else "",
+        deck=engine.validate_deck(deck) if deck is not None else None,
+        reminders=_reminder_ladder(reminders),
+    )
 
 
 # ---------------------------------------------------------------- create
@@ -252,42 +381,21 @@ def create_game(
 ) -> Game:
     """Create and start a game; queue the welcome emails and the first turn email.
 
-    Raises GameError (one-line reason) before writing anything if the setup is refused.
+    Raises GameError (one-line reason; SetupError from `check_setup`) before writing anything if
+    the setup is refused.
     """
     from pbem.games import notify
 
     now = now or utcnow()
-    specs = _unique_names([p if isinstance(p, SeatSpec) else parse_player(p) for p in players])
-    for spec in specs:
-        check_name(spec.name)
-        if spec.kind == SeatKind.HUMAN:
-            if spec.email is None:
-                raise GameError(f"{spec.name} needs an email address.")
-            check_email(spec.email)
-        elif spec.bot not in engine.bots.BOTS:
-            raise GameError(f"Unknown bot {spec.bot!r}: choose one of {', '.join(engine.bots.BOTS)}.")
-    opts = options if isinstance(options, engine.Options) else parse_options(options)
-    if seed is not None and deck is not None:
-        raise GameError("Give a seed or a deck, not both.")
-    if on_timeout not in ON_TIMEOUT_CHOICES:
-        raise GameError(f"on_timeout must be one of {', '.join(ON_TIMEOUT_CHOICES)}.")
-    if not 0 < deadline_hours <= MAX_DEADLINE_HOURS:  # also refuses NaN
-        raise GameError(f"The deadline must be between 0 and {MAX_DEADLINE_HOURS} hours.")
-    try:
-        ladder = sorted(float(p) for p in reminders.split(",") if p.strip())
-    except ValueError:
-        raise GameError(f"Reminders must be percentages like 50,85, not {reminders!r}.") from None
-    if any(not 0 < p < 100 for p in ladder):
-        raise GameError("Reminder percentages must be between 0 and 100.")
-    name = check_name(name) if name.strip() else ""
+    setup = check_setup(players, teams=teams, seed=seed, deck=deck, options=options, name=name,
+                        deadline_hours=deadline_hours, reminders=reminders, on_timeout=on_timeout)
+    specs, opts, name, deck, ladder = setup.specs, setup.options, setup.name, setup.deck, setup.reminders
     if deck is None and seed is None:
         # Dealt from the operating system's randomness: nothing to guess from a hand. A seed
         # (2**31 of them) would be found again from seat 0's six cards, and with it every hand
         # and the draw pile. Explicit seeds and decks are for tests and replays.
         deck = engine.shuffled_deck(random.SystemRandom())
     try:
-        if deck is not None:
-            deck = engine.validate_deck(deck)
         state = engine.new_game([s.name for s in specs], teams=teams, options=opts,
                                 seed=seed if deck is None else None, deck=deck)
     except engine.ConfigError as exc:

@@ -22,7 +22,7 @@ from pbem.games.board import board, move_log
 from pbem.logging import log_context
 from pbem.models import Game, GameStatus, Seat
 from pbem.web.context import config, db
-from pbem.web.seat_links import load_seat, lock_seat
+from pbem.games.seat_links import load_seat, lock_seat
 
 bp = Blueprint("player", __name__)
 

@@ -17,11 +17,12 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
 def card_html(card: Any) -> Markup:
-    """A card of `pbem.games.board` as it appears on a page: its colour as a class and in its
-    name (colour-blind players), its code for the leak tests. A filter, `{{ c|card }}`: a macro
-    call per card cost a fifth of a page's rendering time."""
+    """A card of `pbem.games.board` as it appears on a page: its colour word as a class
+    (`card-green`, pbem/static/colours.css) and in its name (colour-blind players), its code for
+    the leak tests. A filter, `{{ c|card }}`: a macro call per card cost a fifth of a page's
+    rendering time."""
     return Markup('<span class="card card-{}" data-card="{}">{}</span>').format(
-        card.code[0], card.code, card.name)
+        card.colour, card.code, card.name)
 
 
 class PageEnvironment(Environment):

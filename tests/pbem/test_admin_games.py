@@ -416,3 +416,17 @@ def test_refused_actions_say_why(admin_client, admin_app, setup, action, data, s
     assert message in text_of(response)
     assert audit_actions(admin_app) == audit_before
     assert len(outbox(admin_app, game_id)) == mails_before
+
+
+@pytest.mark.parametrize("change,field,message", [
+    ({"players-1-name": "B" * 41}, "players-1-name", "at most 40 characters"),
+    ({"players-1-email": "bob at example"}, "players-1-email", "not an email address"),
+    ({"reminders": "50,120"}, "reminders", "between 0 and 100 percent"),
+])
+def test_the_admin_form_shows_the_setup_checks_sentence_once_next_to_its_field(admin_client, admin_app,
+                                                                            change, field, message):
+    """The form's rule is the service's `setup_problems` (the CLI's too), shown by the field."""
+    page = text_of(admin_client.post("/admin/games/new", data={**GOOD_FORM, **change}))
+    assert f'id="{field}-error">' in page and page.count(message) == 1
+    assert page.split(f'id="{field}-error">', 1)[1].split("</small>", 1)[0].find(message) >= 0
+    assert game_row(admin_app, 1) is None

@@ -23,7 +23,8 @@ from wtforms import (
 from wtforms import SelectChoice  # type: ignore[attr-defined]  # new in WTForms 3.3; types-WTForms 3.2 lacks it
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
 
-from pbem.games.service import GameError, check_email
+from pbem.games.service import GameError, SeatSpec, check_email, setup_problems
+from pbem.models import SeatKind
 
 MAX_SEATS = 8
 BOT_NAMES = engine.bots.BOTS  # the engine's bots, so a new one shows up here
@@ -68,7 +69,7 @@ class ButtonForm(FlaskForm):
 
 class PlayerRow(Form):
     name = StringField("Name", validators=[Optional(), Length(max=100)])
-    email = StringField("Email", validators=[Optional(), EmailAddress()])
+    email = StringField("Email", validators=[Optional()])  # checked with the whole setup
     kind = SelectField(
         "Plays as",
         choices=[SelectChoice("human", "a person")] + [SelectChoice(f"bot:{b}", f"{b} bot") for b in BOT_NAMES],
@@ -83,18 +84,12 @@ class PlayerEntry:
     name: str
     email: str | None
     bot: str | None
+    row: int = 0  # its row in the form (rows left empty are skipped)
 
-
-def _percent_ladder(form: Form, field: StringField) -> None:
-    text = (field.data or "").strip()
-    if not text:
-        return
-    try:
-        values = [float(p) for p in text.split(",") if p.strip()]
-    except ValueError:
-        raise ValidationError("Write percentages of the deadline separated by commas, like 50,85.") from None
-    if any(not 0 < v < 100 for v in values):
-        raise ValidationError("Each reminder must fall between 0 and 100 percent of the deadline.")
+    def spec(self) -> SeatSpec:
+        if self.bot is None:
+            return SeatSpec(name=self.name, email=self.email)
+        return SeatSpec(name=self.name, kind=SeatKind.BOT, bot=self.bot)
 
 
 class CreateGameForm(FlaskForm):
@@ -114,7 +109,7 @@ class CreateGameForm(FlaskForm):
                                 validators=[InputRequired(message="Give the hours a player has per turn."),
                                             NumberRange(min=1, max=24 * 30, message="Between 1 and 720 hours.")])
     reminders = StringField("Reminders (percent of the deadline)", default="50,85",
-                            validators=[Length(max=100), _percent_ladder])
+                            validators=[Length(max=100)])
     on_timeout = SelectField(
         "When a player runs out of time",
         choices=[SelectChoice("autoplay", "a bot plays that one move"), SelectChoice("pause", "pause the game"),
@@ -124,7 +119,7 @@ class CreateGameForm(FlaskForm):
 
     def entries(self) -> list[PlayerEntry]:
         out = []
-        for row in self.players:
+        for index, row in enumerate(self.players):
             name = (row.form.name.data or "").strip()
             email = (row.form.email.data or "").strip() or None
             kind = row.form.kind.data or "human"
@@ -132,42 +127,35 @@ class CreateGameForm(FlaskForm):
             if name or email or bot:
                 if bot and not name:
                     name = f"{bot.capitalize()} bot"
-                out.append(PlayerEntry(name=name, email=email, bot=bot))
+                out.append(PlayerEntry(name=name, email=None if bot else email, bot=bot, row=index))
         return out
 
     def validate(self, extra_validators: Mapping[str, Sequence[Any]] | None = None) -> bool:
+        """The fields' own checks, then the game service's setup check (`setup_problems`, the
+        one the CLI gets): each of its sentences next to the field it is about."""
         ok = super().validate(extra_validators)
-        filled = 0
-        for row in self.players:
-            f = row.form
-            name = (f.name.data or "").strip()
-            email = (f.email.data or "").strip()
-            is_bot = (f.kind.data or "").startswith("bot:")
-            if not (name or email or is_bot):
-                continue
-            filled += 1
-            if not name and not is_bot:
-                f.name.errors = [*f.name.errors, "Give this player a name."]
-                ok = False
-            if not is_bot and not email:
-                f.email.errors = [*f.email.errors, "A person needs an email address (or choose a bot)."]
-                ok = False
-        emails = [e.email.lower() for e in self.entries() if e.email and not e.bot]
-        if len(set(emails)) != len(emails):
-            self.form_errors.append("Two seats have the same email address.")
-            ok = False
-        try:  # how many players and teams: the engine's rules (R2)...
-            engine.check_config(filled, bool(self.teams.data), engine.Options())
-        except engine.ConfigError as exc:
-            self.form_errors.append(str(exc))
-            return False
-        if self.waiting_time.data:  # ...then the waiting time for them, shown by its checkbox
-            try:
-                engine.check_config(filled, bool(self.teams.data), engine.Options(waiting_time=True))
-            except engine.ConfigError as exc:
-                self.waiting_time.errors = [*self.waiting_time.errors, str(exc)]
-                ok = False
-        return ok
+        entries = self.entries()
+        problems = setup_problems(
+            [e.spec() for e in entries], teams=bool(self.teams.data),
+            options={"end_settlement": self.end_settlement.data, "waiting_time": bool(self.waiting_time.data)},
+            name=(self.name.data or "").strip(),
+            deadline_hours=self.deadline_hours.data if self.deadline_hours.data is not None else 72.0,
+            reminders=(self.reminders.data or "").strip(), on_timeout=self.on_timeout.data or "")
+        for problem in problems:
+            field = self._field_of(entries, problem.seat, problem.field)
+            if field is None:
+                self.form_errors.append(problem.message)
+            elif not field.errors:  # one sentence per field: the field's own check came first
+                field.errors = [*field.errors, problem.message]
+        return ok and not problems
+
+    def _field_of(self, entries: list[PlayerEntry], seat: int | None, name: str | None) -> Any:
+        if name is None:
+            return None
+        if seat is None:
+            return getattr(self, name, None)
+        row = self.players[entries[seat].row].form
+        return row.kind if name == "bot" else getattr(row, name, None)
 
 
 class ExtendDeadlineForm(FlaskForm):

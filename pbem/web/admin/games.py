@@ -10,12 +10,12 @@ from sqlmodel import col, select
 
 from pbem.auth import current_admin_email, record_audit
 from pbem.db import read_scope, session_scope
-from pbem.games.service import GameError, SeatSpec, create_game, export_record, is_over, load_state, moves_of, \
+from pbem.games.board import admin_board, move_log
+from pbem.games.service import GameError, create_game, export_record, is_over, load_state, moves_of, \
     seats_of
-from pbem.models import Game, GameStatus, OutboxMessage, SeatKind, utcnow
+from pbem.models import Game, GameStatus, OutboxMessage, utcnow
 from pbem.web.admin import bp, queries
 from pbem.web.admin.forms import ButtonForm, ChangeEmailForm, CreateGameForm, ExtendDeadlineForm, HandToBotForm
-from pbem.web.admin.present import move_log, table_picture
 from pbem.web.context import config, db
 
 
@@ -41,8 +41,7 @@ def game_new() -> Any:
     form = CreateGameForm()
     error = None
     if form.validate_on_submit():
-        specs = [SeatSpec(name=e.name, email=e.email) if e.bot is None
-                 else SeatSpec(name=e.name, kind=SeatKind.BOT, bot=e.bot) for e in form.entries()]
+        specs = [e.spec() for e in form.entries()]  # checked by the form with the service's check_setup
         assert form.deadline_hours.data is not None  # InputRequired passed
         try:
             with session_scope(db()) as session:
@@ -77,7 +76,7 @@ def load_detail(game_id: int) -> dict[str, Any]:
                                    .order_by(col(OutboxMessage.created_at).desc(), col(OutboxMessage.id).desc())))
         audit, _ = queries.audit_entries(session, 1, game_id=game_id, size=100)
     view = engine.admin_view(load_state(game))
-    return {"game": game, "seats": seats, "picture": table_picture(view), "log": move_log(moves, seats),
+    return {"game": game, "seats": seats, "picture": admin_board(view), "log": move_log(moves, view),
             "emails": emails, "audit": audit, "options": json.loads(game.options_json), "now": utcnow(),
             "over": is_over(game)}
 

@@ -1,4 +1,4 @@
-"""The game and seat behind a verified seat token, for every page reached by a seat link
+"""The game and seat behind a verified seat token, for every page and service reached by a seat link
 (player pages, preferences): gone games are 404, foreign or revoked links 403."""
 from __future__ import annotations
 

@@ -1,0 +1,107 @@
+"""A player's own settings, reached by their seat link: vacations, the daily digest, reminders
+on/off, the time zone, and the unsubscribe link of their emails.
+
+Each function takes the verified token (`pbem.links.SeatToken`, or the unsubscribe token's
+text), locks the game with its seats once, checks the token against the seat as it is then
+(`pbem.games.seat_links`: LinkError if gone or revoked), decides, and changes the rows in the
+caller's transaction. A refusal is `pbem.clocks.refusals.Refused`, its sentence for the player.
+"""
+from __future__ import annotations
+
+from datetime import date, datetime
+from zoneinfo import available_timezones
+
+from sqlmodel import Session, select
+
+from pbem import links
+from pbem.clocks.refusals import refuse
+from pbem.clocks.schedule import replan_reminders
+from pbem.clocks.unsubscribe import read_unsubscribe
+from pbem.clocks.vacation import book_vacation, end_vacation
+from pbem.config import Config
+from pbem.games.seat_links import GONE, lock_seat
+from pbem.logging import log_context
+from pbem.models import Game, GameStatus, Seat
+
+MAX_ECHOED_ZONE = 60  # a refused time zone is echoed this far (a page shows no 10 kB field)
+
+
+def take_vacation(session: Session, cfg: Config, token: links.SeatToken, first_day: date,
+                  last_day: date, *, now: datetime) -> Seat:
+    """Book the token's seat days `first_day`..`last_day` (`pbem.clocks.vacation.book_vacation`)."""
+    game, seats, seat = lock_seat(session, token)
+    return book_vacation(session, cfg, game, seats, seat, first_day, last_day, now=now)
+
+
+def cancel_vacation(session: Session, cfg: Config, token: links.SeatToken, *, now: datetime) -> Seat:
+    """Drop (or end now) the token's seat's vacation (`pbem.clocks.vacation.end_vacation`)."""
+    game, seats, seat = lock_seat(session, token)
+    return end_vacation(session, cfg, game, seats, seat, now=now)
+
+
+def set_digest(session: Session, cfg: Config, token: links.SeatToken, on: bool, *, now: datetime) -> Seat:
+    """Event emails once a day (on) or as they happen (off)."""
+    return _change_seat(session, token, now, digest=on)
+
+
+def set_reminders(session: Session, cfg: Config, token: links.SeatToken, on: bool, *, now: datetime) -> Seat:
+    """Reminders and event emails on or off (off is an unsubscribe; turn emails always go)."""
+    return _change_seat(session, token, now, unsubscribed=not on)
+
+
+def check_time_zone(name: str) -> str:
+    """An IANA zone name (Europe/Paris), or Refused."""
+    name = name.strip()
+    if name not in available_timezones():
+        shown = name if len(name) <= MAX_ECHOED_ZONE else name[:MAX_ECHOED_ZONE] + "…"
+        raise refuse("bad_time_zone", shown=shown or "An empty name")
+    return name
+
+
+def set_time_zone(session: Session, cfg: Config, token: links.SeatToken, name: str, *,
+                  now: datetime) -> Seat:
+    """The seat's zone: quiet hours, digest time and dates in emails follow it."""
+    return _change_seat(session, token, now, timezone=check_time_zone(name))
+
+
+def _change_seat(session: Session, token: links.SeatToken, now: datetime, **values: object) -> Seat:
+    """Change the seat's settings; the reminders of a turn under way follow at once."""
+    game, _seats, seat = lock_seat(session, token)
+    for field, value in values.items():
+        setattr(seat, field, value)
+    session.add(seat)
+    if game.status == GameStatus.RUNNING and game.to_move == seat.position and game.deadline_at:
+        replan_reminders(game, seat, now)
+        session.add(game)
+    return seat
+
+
+def unsubscribe_target(session: Session, cfg: Config, token: str, *, lock: bool = False) -> tuple[Game, Seat]:
+    """The game and seat of an unsubscribe token: Refused if damaged, forged or of an older
+    address of the seat; LinkError (404) if the game or seat is gone. `lock`: the game row is
+    locked, so the check holds for the change that follows."""
+    found = read_unsubscribe(cfg, token)
+    if found is None:
+        raise refuse("damaged_unsubscribe_link")
+    game_id, seat_id, nonce = found
+    log_context(game_id=game_id)
+    query = select(Game).where(Game.id == game_id)
+    game = session.exec(query.with_for_update() if lock else query).first()
+    seat = session.get(Seat, seat_id)
+    if game is None or seat is None or seat.game_id != game.id:
+        raise links.LinkError(GONE, 404)
+    if seat.link_nonce != nonce:
+        raise refuse("old_unsubscribe_link")
+    return game, seat
+
+
+def unsubscribe(session: Session, cfg: Config, token: str, *, now: datetime) -> tuple[Game, Seat]:
+    """Stop the seat's reminders and event emails (the RFC 8058 one-click too): its reminder
+    under way is dropped at once."""
+    game, seat = unsubscribe_target(session, cfg, token, lock=True)
+    seat.unsubscribed = True
+    session.add(seat)
+    if game.to_move == seat.position:
+        game.next_reminder_at = None
+        session.add(game)
+    return game, seat
