@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import insert, select, text, update
 
 from benchmarks.common import scratch_database
-from pbem.clocks.sweep import run_sweep
+from pbem.games.clocks.sweep import run_sweep
 from pbem.config import Config
 from pbem.db import create_all, make_engine, session_scope
 from pbem.games.service import create_game
@@ -103,7 +103,7 @@ def render_cost(engine, cfg: Config, count: int = 200) -> float:
     """Seconds per reminder rendered at delivery (board, signed move links, text + html)."""
     from sqlmodel import Session, col, select
 
-    from pbem.clocks.reminders import reminder_email
+    from pbem.games.clocks.reminders import reminder_email
     from pbem.models import OutboxMessage
 
     with Session(engine) as session:

@@ -19,7 +19,8 @@ from benchmarks.common import percentile, scratch_database
 from pbem import create_app, links
 from pbem.config import Config
 from pbem.db import create_all, make_engine, session_scope
-from pbem.games import notify, service
+from pbem.games import service
+from pbem.letters import notify
 from pbem.mail.render import render_email
 from pbem.models import Game
 

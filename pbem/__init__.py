@@ -53,7 +53,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     cli.init_app(app)
     # The mail transport knows no game: it is handed the writers of the emails written at
     # delivery here (the worker and the CLI run this factory too).
-    from pbem.clocks.reminders import register_writers
+    from pbem.games.clocks.reminders import register_writers
     register_writers()
     return app
 

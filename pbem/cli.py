@@ -5,7 +5,7 @@ import click
 from flask import Flask
 from flask.cli import with_appcontext
 
-from pbem.web.context import db
+from pbem.appctx import config, db
 
 
 @click.command("init-db")
@@ -20,7 +20,6 @@ def _upgrade() -> str:
     """The schema brought to the newest migration; a schema the models disagree with is a
     one-line error, not a traceback."""
     from pbem.migrations import SchemaMismatch, upgrade_database
-    from pbem.web.context import config
 
     try:
         return upgrade_database(config().DATABASE_URL)

@@ -84,7 +84,7 @@ class Config:
     BOT_DELAY_SECONDS: float = 3.0
     KORSAR_ENV: str = "development"  # development | production | testing
     DEV_INBOX: bool = True  # the dev-only mail catcher inbox pages
-    # Clocks (pbem/clocks): extra addresses told when a game pauses on a timeout (besides admin accounts).
+    # Clocks (pbem/games/clocks): extra addresses told when a game pauses on a timeout (besides admin accounts).
     ADMIN_EMAILS: list[str] = field(default_factory=list)
     VACATION_DAYS_PER_GAME: float = 14.0
     # Reverse proxies in front of gunicorn whose X-Forwarded-* headers are trusted (0: none).

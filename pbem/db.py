@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, SQLModel, create_engine
 
+from pbem import models  # noqa: F401  (registers the tables for create_all)
 from pbem import sqlite
 from pbem.sqlite import READ_ONLY_OPTION
 
@@ -48,8 +49,6 @@ def make_engine(url: str, **kwargs: object) -> Engine:
 
 
 def create_all(engine: Engine) -> None:
-    from pbem import models  # noqa: F401  (registers the tables)
-
     SQLModel.metadata.create_all(engine)
 
 

@@ -50,7 +50,7 @@ class Game(SQLModel, table=True):
     # Root Message-ID of the game's email thread.
     thread_id: str = Field(default="", max_length=255)
 
-    # Clocks (see pbem/clocks): all UTC, all found by indexed queries.
+    # Clocks (see pbem/games/clocks): all UTC, all found by indexed queries.
     deadline_hours: float = 72.0
     reminders: str = Field(default="50,85", max_length=100)  # percent of the deadline
     on_timeout: str = Field(default="autoplay", max_length=16)  # autoplay | pause | bot
@@ -206,7 +206,7 @@ Index("ix_outbox_game_created", col(OutboxMessage.game_id), col(OutboxMessage.cr
 Index("ix_outbox_sent_at", col(OutboxMessage.sent_at))
 
 
-# ---------------------------------------------------------------- clocks: event notices (pbem/clocks/notices.py)
+# ---------------------------------------------------------------- clocks: event notices (pbem/games/clocks/notices.py)
 class NoticeStatus:
     PENDING = "pending"
     SENT = "sent"

@@ -22,7 +22,7 @@ from flask import Flask
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import StatementError
 
-from pbem.clocks.sweep import run_sweep
+from pbem.games.clocks.sweep import run_sweep
 from pbem.config import Config
 from pbem.games.service import play_due_bots
 from pbem.mail.delivery import SmtpLink, deliver_due, default_worker_id

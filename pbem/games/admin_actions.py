@@ -10,7 +10,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col
 
 from pbem.config import Config
-from pbem.games import notify
+from pbem.letters import notify
 from pbem.games.service import GameError, check_running, is_bot_seat, load_state, lock_game_with_seats
 from pbem.models import OutboxMessage, OutboxStatus, Seat
 

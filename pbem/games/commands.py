@@ -14,7 +14,7 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from pbem.db import session_scope
 from pbem.games import service
-from pbem.web.context import config, db
+from pbem.appctx import config, db
 
 NOT_READY = "The database is not ready: run `flask --app pbem init-db` first."
 

@@ -14,8 +14,10 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
-from pbem.clocks import emails, reminders
-from pbem.clocks.schedule import is_clocked, plan_turn, replan_reminders
+from pbem.games.clocks import reminders
+from pbem.games.clocks.notices import add_news
+from pbem.letters import emails
+from pbem.schedule import is_clocked, plan_turn, replan_reminders
 from pbem.config import Config
 from pbem.games.service import (
     GameError, GameNotRunning, NotFound, check_email, check_running, is_bot_seat,
@@ -97,7 +99,9 @@ def hand_seat_to_bot(session: Session, cfg: Config, game_id: int, position: int,
     if game.status == GameStatus.RUNNING and game.to_move == position:
         start_turn(game, seats, cfg, now)
         session.add(game)
-    emails.queue_seat_to_bot(session, cfg, game, seat, seats, reason=reason, now=now)
+    emails.queue_seat_to_bot(session, cfg, game, seat, reason=reason, now=now)
+    why = " after missing a deadline" if reason == "timeout" else ""
+    add_news(session, game, seats, f"The bot now plays {seat.name}'s seat{why}.", now=now, skip=seat)
     _log("seat_to_bot", game, actor, seat=position, reason=reason or "-")
     return seat
 
@@ -119,7 +123,8 @@ def hand_seat_back(session: Session, cfg: Config, game_id: int, position: int, *
         start_turn(game, seats, cfg, now)
         session.add(game)
         emails.queue_turn(session, cfg, game, seat)
-    emails.queue_seat_back(session, cfg, game, seat, seats, now=now, their_turn=their_turn)
+    emails.queue_seat_back(session, cfg, game, seat, now=now, their_turn=their_turn)
+    add_news(session, game, seats, f"{seat.name} plays their own seat again.", now=now, skip=seat)
     _log("seat_back", game, actor, seat=position)
     return seat
 

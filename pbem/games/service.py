@@ -29,11 +29,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
-from pbem.clocks.schedule import turn_clock
+from pbem.schedule import turn_clock
+from pbem.games.clocks.notices import record_attacks  # "your ship was attacked" notices
 from pbem.config import Config
 from pbem.db import session_scope
+from pbem.letters import notify
 from pbem.mail.outbox import mail_domain  # the one Message-ID domain (thread ids too)
 from pbem.models import Game, GameStatus, MoveRecord, Seat, SeatKind, utcnow
+from pbem.store import dump_state, load_state  # re-exported: many callers read a game's state here
 
 MAX_NAME_LENGTH = 40
 BOT_RETRY_DELAY = timedelta(minutes=5)  # after an unexpected error in one game's bot move
@@ -178,14 +181,6 @@ def _options_json(options: engine.Options) -> str:
 
 
 # ---------------------------------------------------------------- state
-def load_state(game: Game) -> engine.GameState:
-    return engine.state_from_json(json.loads(game.state_json))
-
-
-def dump_state(state: engine.GameState) -> str:
-    return json.dumps(engine.state_to_json(state), separators=(",", ":"))
-
-
 # Built once: a prepared statement skips SQLAlchemy's per-call statement building.
 _SEATS_OF = select(Seat).where(Seat.game_id == bindparam("game_id")).order_by(col(Seat.position))
 _LOCK_GAME = (select(Game).where(Game.id == bindparam("game_id")).with_for_update()
@@ -384,8 +379,6 @@ def create_game(
     Raises GameError (one-line reason; SetupError from `check_setup`) before writing anything if
     the setup is refused.
     """
-    from pbem.games import notify
-
     now = now or utcnow()
     setup = check_setup(players, teams=teams, seed=seed, deck=deck, options=options, name=name,
                         deadline_hours=deadline_hours, reminders=reminders, on_timeout=on_timeout)
@@ -572,9 +565,6 @@ def plan_move(session: Session, cfg: Config, game: Game, seats: list[Seat], posi
 def store_moves(session: Session, cfg: Config, planned: list[PlannedMove]) -> list[MoveOutcome]:
     """Store planned moves of different games: one versioned UPDATE and one INSERT into the move
     log for all of them, then their notices and emails (queued in this transaction)."""
-    from pbem.clocks.notices import record_attacks  # clocks: "your ship was attacked" notices
-    from pbem.games import notify
-
     if not planned:
         return []
     connection = session.connection()

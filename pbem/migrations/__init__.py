@@ -18,6 +18,7 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
+from pbem import models  # noqa: F401  (registers the tables in target_metadata)
 from pbem.db import is_sqlite, make_engine
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent
@@ -42,8 +43,6 @@ def alembic_config(url: str | None = None, connection: Connection | None = None)
 
 
 def target_metadata() -> Any:
-    from pbem import models  # noqa: F401  (registers the tables)
-
     return SQLModel.metadata
 
 

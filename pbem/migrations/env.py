@@ -4,6 +4,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy.engine import Connection
 
+from pbem.config import Config
 from pbem.db import make_engine
 from pbem.migrations import target_metadata
 
@@ -12,8 +13,6 @@ config = context.config
 
 def _url() -> str:
     """The URL given by pbem.migrations, or DATABASE_URL as the app reads it."""
-    from pbem.config import Config
-
     return config.get_main_option("sqlalchemy.url") or Config.from_env().DATABASE_URL
 
 

@@ -14,7 +14,7 @@ from flask import Blueprint, Response, abort, jsonify, render_template, request,
 from markupsafe import Markup, escape
 
 from pbem.mail.catcher import default_mail_dir, list_mail, load_mail, mail_path
-from pbem.web.context import config
+from pbem.appctx import config
 
 bp = Blueprint("dev", __name__, url_prefix="/dev")
 

@@ -24,7 +24,7 @@ from sqlmodel import select
 
 from pbem.db import read_scope
 from pbem.models import OutboxMessage, OutboxStatus
-from pbem.web.context import config, db
+from pbem.appctx import config, db
 
 bp = Blueprint("health", __name__)
 log = logging.getLogger(__name__)

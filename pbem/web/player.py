@@ -17,11 +17,12 @@ from flask import Blueprint, redirect, render_template, request
 
 from pbem import links
 from pbem.db import read_scope, session_scope
-from pbem.games import notify, service
-from pbem.games.board import board, move_log
+from pbem.games import service
+from pbem.letters import notify
+from pbem.letters.board import board, move_log
 from pbem.logging import log_context
 from pbem.models import Game, GameStatus, Seat
-from pbem.web.context import config, db
+from pbem.appctx import config, db
 from pbem.games.seat_links import load_seat, lock_seat
 
 bp = Blueprint("player", __name__)

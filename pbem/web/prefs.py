@@ -7,8 +7,8 @@
   RFC 8058 one-click endpoint mail clients call (body `List-Unsubscribe=One-Click`).
 GET never changes anything: mail scanners open every link.
 
-Views parse the form and render; `pbem.clocks.preferences` locks, decides and changes, and its
-refusals (`pbem.clocks.refusals.Refused`) carry the sentence the page shows.
+Views parse the form and render; `pbem.games.clocks.preferences` locks, decides and changes, and its
+refusals (`pbem.games.clocks.refusals.Refused`) carry the sentence the page shows.
 """
 from __future__ import annotations
 
@@ -18,15 +18,15 @@ from typing import Any
 from flask import Blueprint, Flask, redirect, render_template, request
 
 from pbem import links
-from pbem.clocks import preferences
-from pbem.clocks.refusals import Refused, refuse
-from pbem.clocks.schedule import local_time_text, seat_zone, to_local
-from pbem.clocks.vacation import days_left, has_vacation, last_bookable_day
+from pbem.games.clocks import preferences
+from pbem.games.clocks.refusals import Refused, refuse
+from pbem.schedule import local_time_text, seat_zone, to_local
+from pbem.games.clocks.vacation import days_left, has_vacation, last_bookable_day
 from pbem.db import read_scope, session_scope
 from pbem.games.seat_links import load_seat
 from pbem.logging import log_context
 from pbem.models import utcnow
-from pbem.web.context import config, db
+from pbem.appctx import config, db
 
 bp = Blueprint("prefs", __name__)
 

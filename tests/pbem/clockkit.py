@@ -9,8 +9,8 @@ from game_helpers import game_row, make_cfg, outbox  # noqa: F401  (make_cfg: im
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
-from pbem.clocks.schedule import plan_turn
-from pbem.clocks.sweep import run_sweep
+from pbem.schedule import plan_turn
+from pbem.games.clocks.sweep import run_sweep
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games.service import apply_game_move, bot_move, create_game, load_state, lock_game, seats_of

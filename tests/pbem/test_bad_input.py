@@ -31,7 +31,7 @@ from test_admin_support import (  # noqa: F401  (fixtures)
 )
 
 from pbem import links
-from pbem.clocks.unsubscribe import sign_unsubscribe
+from pbem.letters.unsubscribe import sign_unsubscribe
 from pbem.db import session_scope
 from pbem.games.service import load_state
 from pbem.models import Game, LoginAttempt, OutboxMessage, Seat, utcnow

@@ -71,7 +71,7 @@ def test_a_nudge_is_written_when_it_is_sent_with_the_time_left_then(engine, cfg,
 def test_nudge_is_refused_for_a_player_on_vacation(engine, cfg):
     from datetime import date
 
-    from pbem.clocks.vacation import take_vacation
+    from pbem.games.clocks.vacation import take_vacation
 
     game_id = start_game(engine, cfg, deadline_hours=10)
     seat = mover(engine, game_id)

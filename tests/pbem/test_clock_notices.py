@@ -10,7 +10,7 @@ import pytest
 from sqlmodel import select
 
 from clockkit import T0, cfg, game_row, mails, start_game, sweep  # noqa: F401  (cfg: a fixture)
-from pbem.clocks.notices import next_digest_time, record_attacks
+from pbem.games.clocks.notices import next_digest_time, record_attacks
 from pbem.db import session_scope
 from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of
 from pbem.models import Seat

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from pbem.clocks.schedule import after_quiet_hours, extend_for_absence, parse_ladder, time_left_text
+from pbem.schedule import after_quiet_hours, extend_for_absence, parse_ladder, time_left_text
 
 PARIS = ZoneInfo("Europe/Paris")  # UTC+1 in January
 D = datetime(2026, 1, 12)

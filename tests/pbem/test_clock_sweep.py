@@ -5,7 +5,7 @@ from collections import Counter
 from datetime import timedelta
 
 from clockkit import T0, mails, make_cfg, start_game
-from pbem.clocks.sweep import run_sweep
+from pbem.games.clocks.sweep import run_sweep
 from pbem.db import make_engine
 
 

@@ -48,7 +48,7 @@ def test_a_worker_process_sends_the_reminder_then_applies_the_timeout(database_u
         assert created.returncode == 0, created.stderr
         game_id = int(created.stdout.strip().splitlines()[-1])
     with session_scope(engine) as session:  # a zone where it is daytime, then restart the clock now
-        from pbem.clocks.schedule import plan_turn
+        from pbem.schedule import plan_turn
         from pbem.models import utcnow
 
         game = session.get(Game, game_id)

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from clockkit import mails, make_cfg, mover, start_game, sweep
-from pbem.clocks.schedule import is_quiet
+from pbem.schedule import is_quiet
 from pbem.db import make_engine
 
 H = datetime  # expected instants are naive UTC

@@ -14,7 +14,8 @@ from game_helpers import (cfg_of, db_of, deck_with_hands, deliver, game_row, han
 
 from pbem import links
 from pbem.db import session_scope
-from pbem.games import notify, service
+from pbem.games import service
+from pbem.letters import notify
 from pbem.mail.render import email_names, one_line, render_email
 from pbem.models import Game, Seat
 
@@ -37,7 +38,7 @@ def _mid_game_context(app) -> dict:
         game = s.get(Game, game_id)
         seat = s.exec(service.select(Seat).where(Seat.game_id == game_id, Seat.position == 0)).one()
         context = notify.seat_context(s, cfg_of(app), game, seat, service.load_state(game), since=0)
-    context.update({  # what the clocks' emails add (pbem/clocks/emails.py)
+    context.update({  # what the clocks' emails add (pbem/letters/emails.py)
         "seat": seat, "base_url": "http://korsar.test", "time_left": "3 hours",
         "deadline_local": "Monday 5 January 15:00 (UTC)", "on_timeout": "autoplay",
         "unsubscribe_url": "http://korsar.test/u/x", "lines": ["Bob drew a card."],

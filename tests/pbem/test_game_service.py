@@ -15,7 +15,8 @@ from sqlmodel import func, select
 
 from pbem import links
 from pbem.db import session_scope
-from pbem.games import lifecycle, notify, service
+from pbem.games import lifecycle, service
+from pbem.letters import notify
 from pbem.models import Game, GameStatus, MoveRecord, OutboxMessage, Seat
 
 NOW = datetime(2026, 1, 5, 12, 0, 0)

@@ -19,7 +19,7 @@ from test_admin_support import (  # noqa: F401  (fixtures)
 )
 from test_player_pages import DRAW, _move_path
 
-from pbem.clocks.unsubscribe import sign_unsubscribe
+from pbem.letters.unsubscribe import sign_unsubscribe
 
 FOREIGN = ["http://evil.example", "https://korsar.test", "http://korsar.test:8080", "null"]
 

@@ -1,6 +1,6 @@
 """Preference, vacation and unsubscribe pages call the game domain's services
-(`pbem.clocks.preferences`), which lock once, decide and say why not with the sentences of
-`pbem.clocks.refusals`; a game's setup has one check (`pbem.games.service.check_setup`) for
+(`pbem.games.clocks.preferences`), which lock once, decide and say why not with the sentences of
+`pbem.games.clocks.refusals`; a game's setup has one check (`pbem.games.service.check_setup`) for
 the CLI, the admin form and `create_game` itself."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from sqlalchemy import event
 
 from clockkit import T0, mover, seat_row, start_game
 from game_helpers import outbox
-from pbem.clocks import refusals
+from pbem.games.clocks import refusals
 from pbem.games import service
 from pbem.links import sign_seat
 from pbem.models import SeatKind
@@ -94,7 +94,7 @@ def test_a_damaged_unsubscribe_link_says_so_with_the_tables_sentence(client):
 
 
 def test_the_prefs_views_hold_no_refusal_sentence_of_their_own():
-    """Every sentence a refused player reads comes from `pbem.clocks.refusals`."""
+    """Every sentence a refused player reads comes from `pbem.games.clocks.refusals`."""
     import pbem.web.prefs as prefs
 
     tree = ast.parse(inspect.getsource(prefs))

@@ -29,7 +29,7 @@ def test_the_same_output_as_jinja(app, source):
 
 
 def test_a_card_on_a_page_names_its_colour_and_escapes_its_name():
-    from pbem.games.board import CardView
+    from pbem.letters.board import CardView
     from pbem.web.templating import card_html
 
     assert str(card_html(CardView("B3", "Blue pirate 3 <b>", "blue"))) == (
@@ -43,7 +43,7 @@ def test_every_card_colour_has_one_page_class_with_the_emails_colours():
 
     import engine
 
-    from pbem.games.board import card
+    from pbem.letters.board import card
 
     css = (Path(__file__).parents[2] / "pbem/static/colours.css").read_text()
     for code in set(engine.FULL_DECK):

@@ -100,7 +100,7 @@ def test_an_admin_can_hand_the_seat_back(engine, cfg):
 
 
 def test_a_player_move_that_wins_the_race_cancels_the_timeout(engine, cfg):
-    from pbem.clocks.sweep import apply_timeout
+    from pbem.games.clocks.sweep import apply_timeout
 
     game_id = start_game(engine, cfg)
     seen_version = game_row(engine, game_id).version
@@ -128,7 +128,7 @@ def test_a_late_click_after_the_timeout_is_refused_as_stale(engine, cfg):
 
 def test_a_timeout_that_fails_rolls_back_alone_and_is_applied_once_at_the_next_sweep(database_url,
                                                                                      monkeypatch):
-    from pbem.clocks import sweep as sweep_module
+    from pbem.games.clocks import sweep as sweep_module
 
     engine = make_engine(database_url)
     cfg = make_cfg(database_url)
@@ -173,7 +173,7 @@ def test_a_sweep_applies_many_timeouts_of_every_policy_together_each_once(engine
 
 
 def test_a_game_that_moved_after_the_sweep_looked_is_left_to_the_next_sweep(engine, cfg):
-    from pbem.clocks.sweep import apply_timeouts
+    from pbem.games.clocks.sweep import apply_timeouts
 
     moved, waiting = start_game(engine, cfg), start_game(engine, cfg)
     with session_scope(engine) as session:  # the sweep saw both at version 0; one is played meanwhile

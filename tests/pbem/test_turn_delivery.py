@@ -12,7 +12,7 @@ from sqlmodel import select
 from clockkit import (cfg, deliver, headers, mails, mover, play_the_turn,  # noqa: F401  (cfg: a fixture)
                       seat_row, start_game)
 from pbem.db import session_scope
-from pbem.games import notify
+from pbem.letters import notify
 from pbem.games.service import load_state, seats_of
 from pbem.models import Game, GameStatus, Seat, utcnow
 

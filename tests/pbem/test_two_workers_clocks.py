@@ -10,8 +10,8 @@ import pytest
 from sqlmodel import select
 
 from clockkit import T0, mails, make_cfg, start_game
-from pbem.clocks.notices import record_attacks
-from pbem.clocks.sweep import run_sweep
+from pbem.games.clocks.notices import record_attacks
+from pbem.games.clocks.sweep import run_sweep
 from pbem.db import make_engine, session_scope
 from pbem.games.service import lock_game, seats_of
 from pbem.models import MoveRecord
@@ -74,7 +74,7 @@ def test_two_worker_processes_send_each_reminder_once_and_apply_each_timeout_onc
 
     from test_clocks_e2e import FLASK, daytime_zone
 
-    from pbem.clocks.schedule import plan_turn
+    from pbem.schedule import plan_turn
     from pbem.games.service import create_game
     from pbem.models import Game, Seat, utcnow
 

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from clockkit import T0, deliver, game_row, headers, mails, mover, seat_row, start_game, sweep
-from pbem.clocks.unsubscribe import sign_unsubscribe, unsubscribe_url
+from pbem.letters.unsubscribe import sign_unsubscribe, unsubscribe_url
 from pbem.db import session_scope
 from pbem.models import utcnow
 
@@ -144,9 +144,10 @@ def test_every_email_kind_to_a_player_carries_the_raw_one_click_headers(app, smt
     """Walks every email kind (every template in pbem/email_templates/): each one to a player has
     both headers raw on the wire and says in both bodies how to stop it; the admins' copy of
     a pause has no unsubscribe link and says how to stop it too."""
-    from pbem.clocks import emails
-    from pbem.clocks.vacation import take_vacation
-    from pbem.games import lifecycle, notify
+    from pbem.letters import emails
+    from pbem.games.clocks.vacation import take_vacation
+    from pbem.games import lifecycle
+    from pbem.letters import notify
     from pbem.games.service import load_state, seats_of
     from pbem.mail.render import email_names
     from pbem.models import Game
@@ -172,7 +173,7 @@ def test_every_email_kind_to_a_player_carries_the_raw_one_click_headers(app, smt
     with session_scope(engine) as session:
         game, seats = session.get(Game, game_id), seats_of(session, game_id)
         emails.queue_deadline_moved(session, cfg, game, seats[game.to_move], now=later)  # notice
-        emails.queue_seat_to_bot(session, cfg, game, seats[0], seats, reason="admin", now=later)
+        emails.queue_seat_to_bot(session, cfg, game, seats[0], reason="admin", now=later)
         for kind in ("attacked", "news", "digest"):
             emails.queue_events(session, cfg, game, seats[1], kind, ["Ann drew a card."], now=later)
         emails.queue_paused(session, cfg, game, seats, reason="timeout", now=later)  # + the admin

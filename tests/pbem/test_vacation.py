@@ -9,7 +9,7 @@ import pytest
 from sqlmodel import select
 
 from clockkit import T0, game_row, mails, mover, other, play_the_turn, seat_row, start_game, sweep
-from pbem.clocks.vacation import cancel_vacation, take_vacation
+from pbem.games.clocks.vacation import cancel_vacation, take_vacation
 from pbem.db import session_scope
 from pbem.games.service import GameError
 from pbem.links import sign_seat

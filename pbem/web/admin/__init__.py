@@ -12,7 +12,7 @@ from werkzeug.exceptions import HTTPException
 
 from pbem.auth import current_admin_email, load_admin, login_redirect
 from pbem.db import read_scope
-from pbem.web.context import db
+from pbem.appctx import db
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 

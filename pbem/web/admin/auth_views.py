@@ -19,7 +19,7 @@ from pbem.auth import (
 from pbem.db import read_scope, session_scope
 from pbem.web.admin import bp
 from pbem.web.admin.forms import LoginForm
-from pbem.web.context import db
+from pbem.appctx import db
 
 
 @bp.route("/login", methods=["GET", "POST"])

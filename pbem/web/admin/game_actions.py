@@ -20,7 +20,7 @@ from pbem.models import utcnow
 from pbem.web.admin import bp
 from pbem.web.admin.forms import ChangeEmailForm, ExtendDeadlineForm, HandToBotForm, has_control_characters
 from pbem.web.admin.games import render_detail
-from pbem.web.context import config, db
+from pbem.appctx import config, db
 
 # An action gets (session, now, actor) and returns (message for the admin, audit detail).
 Action = Callable[[Session, Any, str], tuple[str, str]]

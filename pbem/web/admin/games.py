@@ -10,13 +10,13 @@ from sqlmodel import col, select
 
 from pbem.auth import current_admin_email, record_audit
 from pbem.db import read_scope, session_scope
-from pbem.games.board import admin_board, move_log
+from pbem.letters.board import admin_board, move_log
 from pbem.games.service import GameError, create_game, export_record, is_over, load_state, moves_of, \
     seats_of
 from pbem.models import Game, GameStatus, OutboxMessage, utcnow
 from pbem.web.admin import bp, queries
 from pbem.web.admin.forms import ButtonForm, ChangeEmailForm, CreateGameForm, ExtendDeadlineForm, HandToBotForm
-from pbem.web.context import config, db
+from pbem.appctx import config, db
 
 
 @bp.route("/")

@@ -12,7 +12,7 @@ from pbem.games.service import GameError
 from pbem.models import OutboxMessage, OutboxStatus, utcnow
 from pbem.web.admin import bp, queries
 from pbem.web.admin.forms import ButtonForm
-from pbem.web.context import db
+from pbem.appctx import db
 
 # ?show= tab -> statuses listed
 TABS: dict[str, tuple[str, ...]] = {

@@ -10,7 +10,7 @@ from pbem.db import read_scope
 from pbem.models import utcnow
 from pbem.web.admin import bp, queries
 from pbem.web.admin.charts import daily_bar_chart
-from pbem.web.context import db
+from pbem.appctx import db
 
 CHART_DAYS = 30
 

@@ -8,7 +8,7 @@ transaction and claimed so that two workers running at once never do it twice:
   progress, keeps them), the autoplayed moves are planned by the engine and stored together
   (pbem.games.service.store_moves: one versioned UPDATE, one INSERT into the move log, one
   INSERT of emails); if that fails, each game of the chunk is retried alone in a savepoint;
-- reminders are claimed a chunk of games at a time (pbem.clocks.reminders): the chunk's still-due
+- reminders are claimed a chunk of games at a time (pbem.games.clocks.reminders): the chunk's still-due
   rows are locked (SKIP LOCKED: another worker skips them), moved to their next step with one
   UPDATE and their emails queued with one INSERT, in one transaction; each email is rendered
   by the delivery worker just before it is sent (or cancelled if that turn is over by then);
@@ -30,8 +30,9 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
-from pbem.clocks import emails, notices, reminders
-from pbem.clocks.schedule import is_clocked
+from pbem.games.clocks import notices, reminders
+from pbem.letters import emails
+from pbem.schedule import is_clocked
 from pbem.config import Config
 from pbem.db import batched_writes, read_scope
 from pbem.games import lifecycle
@@ -39,7 +40,7 @@ from pbem.games.service import (GameError, PlannedMove, bot_move, load_state, lo
                                 start_turn, store_moves)
 from pbem.models import Game, GameStatus, Seat, utcnow
 
-log = logging.getLogger("pbem.clocks")
+log = logging.getLogger("pbem.games.clocks")
 BATCH = 5000
 # Timeouts done per transaction: one commit (an fsync on PostgreSQL) and a few statements per
 # chunk. SQLite's write lock stops every player's move meanwhile, so its chunks stay short

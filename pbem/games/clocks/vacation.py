@@ -13,12 +13,12 @@ from datetime import date, datetime, timedelta
 
 from sqlmodel import Session
 
-from pbem.clocks import emails
-from pbem.clocks.notices import add_news
-from pbem.clocks.schedule import extend_for_absence, is_clocked, local_midnight, replan_reminders, \
+from pbem.letters import emails
+from pbem.games.clocks.notices import add_news
+from pbem.schedule import extend_for_absence, is_clocked, local_midnight, replan_reminders, \
     seat_zone, to_local
 from pbem.config import Config
-from pbem.clocks.refusals import refuse
+from pbem.games.clocks.refusals import refuse
 from pbem.games.service import lock_game_with_seats
 from pbem.models import Game, GameStatus, Seat
 
@@ -69,7 +69,7 @@ def cancel_vacation(session: Session, cfg: Config, game_id: int, position: int, 
 def book_vacation(session: Session, cfg: Config, game: Game, seats: list[Seat], seat: Seat,
                   first_day: date, last_day: date, *, now: datetime) -> Seat:
     """Book days `first_day`..`last_day` (inclusive, the seat's local dates) for `seat` of `game`
-    (locked by the caller, with its `seats`); Refused (`pbem.clocks.refusals`) if refused."""
+    (locked by the caller, with its `seats`); Refused (`pbem.games.clocks.refusals`) if refused."""
     _check_going(game)
     position = seat.position
     zone = seat_zone(seat)
@@ -95,7 +95,11 @@ def book_vacation(session: Session, cfg: Config, game: Game, seats: list[Seat], 
         game.deadline_at = extend_for_absence(game.deadline_at, now, start, end)
         replan_reminders(game, seat, now)
         session.add(game)
-    emails.queue_vacation(session, cfg, game, seat, seats, now=now, days_left=days_left(cfg, seat))
+    emails.queue_vacation(session, cfg, game, seat, now=now, days_left=days_left(cfg, seat))
+    start_utc, end_utc = (f"{d:%A %d %B %Y %H:%M} UTC" for d in (start, end))
+    add_news(session, game, seats,
+             f"{seat.name} is on vacation from {start_utc} until {end_utc}; "
+             "their turns are extended by the time away.", now=now, skip=seat)
     return seat
 
 

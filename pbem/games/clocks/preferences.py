@@ -4,7 +4,7 @@ on/off, the time zone, and the unsubscribe link of their emails.
 Each function takes the verified token (`pbem.links.SeatToken`, or the unsubscribe token's
 text), locks the game with its seats once, checks the token against the seat as it is then
 (`pbem.games.seat_links`: LinkError if gone or revoked), decides, and changes the rows in the
-caller's transaction. A refusal is `pbem.clocks.refusals.Refused`, its sentence for the player.
+caller's transaction. A refusal is `pbem.games.clocks.refusals.Refused`, its sentence for the player.
 """
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from zoneinfo import available_timezones
 from sqlmodel import Session, select
 
 from pbem import links
-from pbem.clocks.refusals import refuse
-from pbem.clocks.schedule import replan_reminders
-from pbem.clocks.unsubscribe import read_unsubscribe
-from pbem.clocks.vacation import book_vacation, end_vacation
+from pbem.games.clocks.refusals import refuse
+from pbem.schedule import replan_reminders
+from pbem.letters.unsubscribe import read_unsubscribe
+from pbem.games.clocks.vacation import book_vacation, end_vacation
 from pbem.config import Config
 from pbem.games.seat_links import GONE, lock_seat
 from pbem.logging import log_context
@@ -28,13 +28,13 @@ MAX_ECHOED_ZONE = 60  # a refused time zone is echoed this far (a page shows no 
 
 def take_vacation(session: Session, cfg: Config, token: links.SeatToken, first_day: date,
                   last_day: date, *, now: datetime) -> Seat:
-    """Book the token's seat days `first_day`..`last_day` (`pbem.clocks.vacation.book_vacation`)."""
+    """Book the token's seat days `first_day`..`last_day` (`pbem.games.clocks.vacation.book_vacation`)."""
     game, seats, seat = lock_seat(session, token)
     return book_vacation(session, cfg, game, seats, seat, first_day, last_day, now=now)
 
 
 def cancel_vacation(session: Session, cfg: Config, token: links.SeatToken, *, now: datetime) -> Seat:
-    """Drop (or end now) the token's seat's vacation (`pbem.clocks.vacation.end_vacation`)."""
+    """Drop (or end now) the token's seat's vacation (`pbem.games.clocks.vacation.end_vacation`)."""
     game, seats, seat = lock_seat(session, token)
     return end_vacation(session, cfg, game, seats, seat, now=now)
 

@@ -15,9 +15,10 @@ import engine
 from sqlalchemy import bindparam, func, insert, update
 from sqlmodel import Session, col, select
 
-from pbem.clocks.schedule import seat_zone, to_local, to_utc
+from pbem.schedule import seat_zone, to_local, to_utc
 from pbem.config import Config
 from pbem.db import write
+from pbem.letters import emails
 from pbem.models import Game, Notice, NoticeStatus, Seat, SeatKind
 
 ATTACK_EMAIL_INTERVAL = timedelta(hours=1)
@@ -111,8 +112,6 @@ def claim_due_notices(session: Session, seat_id: int, now: datetime) -> list[tup
 
 def send_due_notices(session: Session, cfg: Config, seat_id: int, now: datetime) -> int:
     """One email with every due notice of one seat (attack batch, news, or the digest)."""
-    from pbem.clocks import emails
-
     notices = claim_due_notices(session, seat_id, now)
     seat = session.get(Seat, seat_id)
     if not notices or seat is None:

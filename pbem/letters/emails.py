@@ -3,7 +3,7 @@ vacations, attack notices and the daily digest. Each function queues its emails 
 caller's transaction (pbem.mail.outbox.enqueue); nothing here talks SMTP.
 
 What a player may see: their own hand arrives only through the turn/reminder email built by
-pbem.games.notify; every other email here carries public information only.
+pbem.letters.notify; every other email here carries public information only.
 """
 from __future__ import annotations
 
@@ -12,12 +12,11 @@ from typing import Any
 
 from sqlmodel import Session, select
 
-from pbem.clocks.notices import add_news
-from pbem.clocks.schedule import local_time_text, time_left_text
-from pbem.clocks.unsubscribe import unsubscribe_headers, unsubscribe_url
+from pbem.schedule import local_time_text, time_left_text
+from pbem.letters.unsubscribe import unsubscribe_headers, unsubscribe_url
 from pbem.config import Config
-from pbem.games import notify
-from pbem.games.service import load_state
+from pbem.letters import notify
+from pbem.store import load_state
 from pbem.mail.outbox import Email, OutboxRow, enqueue
 from pbem.mail.render import render_email
 from pbem.models import AdminUser, Game, OutboxMessage, Seat
@@ -48,7 +47,7 @@ def admin_addresses(session: Session, cfg: Config) -> list[str]:
 
 # ---------------------------------------------------------------- turn and reminder
 def queue_turn(session: Session, cfg: Config, game: Game, seat: Seat) -> Any:
-    """The ordinary "your turn" email, with fresh links (pbem.games.notify builds it)."""
+    """The ordinary "your turn" email, with fresh links (pbem.letters.notify builds it)."""
     return notify.queue_turn_email(session, cfg, game, seat, load_state(game))
 
 
@@ -105,25 +104,21 @@ def queue_paused(session: Session, cfg: Config, game: Game, seats: list[Seat], *
                     "admin_url": f"{cfg.BASE_URL}/admin/games/{game.id}"})
 
 
-def queue_seat_to_bot(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat],
-                      *, reason: str, now: datetime) -> None:
+def queue_seat_to_bot(session: Session, cfg: Config, game: Game, seat: Seat, *, reason: str,
+                      now: datetime) -> None:
     if notify.wants_mail(seat):
         _queue(session, cfg, game, seat.email or "", seat, "seat_to_bot",
                {"reason": reason, **_personal(cfg, seat)})
-    why = " after missing a deadline" if reason == "timeout" else ""
-    add_news(session, game, seats, f"The bot now plays {seat.name}'s seat{why}.",
-             now=now, skip=seat)
 
 
-def queue_seat_back(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat], *,
-                    now: datetime, their_turn: bool) -> None:
+def queue_seat_back(session: Session, cfg: Config, game: Game, seat: Seat, *, now: datetime,
+                    their_turn: bool) -> None:
     if notify.wants_mail(seat) and not their_turn:
         _queue(session, cfg, game, seat.email or "", seat, "notice",
                {"subject": f"{game.name}: your seat is yours again",
                 "lines": ["An admin handed your seat back to you: the bot no longer plays for you.",
                           "You will get an email when it is your turn."],
                 **_personal(cfg, seat)})
-    add_news(session, game, seats, f"{seat.name} plays their own seat again.", now=now, skip=seat)
 
 
 def queue_deadline_moved(session: Session, cfg: Config, game: Game, seat: Seat, *,
@@ -168,17 +163,13 @@ def queue_events(session: Session, cfg: Config, game: Game, seat: Seat, kind: st
            {"lines": lines, **_personal(cfg, seat)})
 
 
-def queue_vacation(session: Session, cfg: Config, game: Game, seat: Seat, seats: list[Seat], *,
-                   now: datetime, days_left: float) -> None:
-    """Confirm the vacation to its player and tell the table."""
+def queue_vacation(session: Session, cfg: Config, game: Game, seat: Seat, *, now: datetime,
+                   days_left: float) -> None:
+    """Confirm the vacation to its player (the table's news is the caller's: clocks/vacation.py)."""
     assert seat.vacation_start is not None and seat.vacation_end is not None
     start, end = local_time_text(seat.vacation_start, seat), local_time_text(seat.vacation_end, seat)
     if notify.wants_mail(seat):
         _queue(session, cfg, game, seat.email or "", seat, "vacation",
                {"start_local": start, "end_local": end, "days_left": f"{days_left:g}",
                 **_personal(cfg, seat)})
-    start_utc, end_utc = (f"{d:%A %d %B %Y %H:%M} UTC" for d in (seat.vacation_start, seat.vacation_end))
-    add_news(session, game, seats,
-             f"{seat.name} is on vacation from {start_utc} until {end_utc}; "
-             "their turns are extended by the time away.", now=now, skip=seat)
 

@@ -1,7 +1,7 @@
 """What a player reads when a preference, vacation or unsubscribe request is refused: every
 sentence in one table, raised as one exception type (`Refused`, a GameError with its code).
 
-The checks in `pbem.clocks.vacation` and `pbem.clocks.preferences` raise `refuse(code, ...)`,
+The checks in `pbem.games.clocks.vacation` and `pbem.games.clocks.preferences` raise `refuse(code, ...)`,
 so the words cannot drift from the rule; pages show `Refused.message` as is.
 """
 from __future__ import annotations

@@ -5,7 +5,7 @@ owner's unsubscribe links as it revokes their move links.
 
 An unsubscribe stops reminders and event emails of that seat (that game); turn emails and the
 messages about the player's own seat always go. Every email to a player carries the headers
-(`pbem.games.notify`, `pbem.clocks.emails`, `pbem.clocks.reminders`), turn emails included: their
+(`pbem.letters.notify`, `pbem.letters.emails`, `pbem.games.clocks.reminders`), turn emails included: their
 one-click link stops the reminders and event emails, not the game. Admins' emails have none.
 """
 from __future__ import annotations

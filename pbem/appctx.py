@@ -1,4 +1,4 @@
-"""Access to the app's config and database from request handlers and commands."""
+"""Access to the app's config and database from request handlers and CLI commands (any layer)."""
 from __future__ import annotations
 
 from flask import current_app

@@ -29,20 +29,20 @@ from sqlalchemy import bindparam, update
 from sqlalchemy.orm import QueryableAttribute, load_only
 from sqlmodel import Session, col, select
 
-from pbem.clocks import emails
-from pbem.clocks.emails import reminder_extra
-from pbem.clocks.schedule import is_clocked, next_reminder, on_vacation
-from pbem.clocks.unsubscribe import unsubscribe_headers, unsubscribe_url
+from pbem.letters import emails
+from pbem.letters.emails import reminder_extra
+from pbem.schedule import is_clocked, next_reminder, on_vacation
+from pbem.letters.unsubscribe import unsubscribe_headers, unsubscribe_url
 from pbem.config import Config
 from pbem.db import batched_writes
-from pbem.games import notify
+from pbem.letters import notify
 from pbem.games.service import load_state
 from pbem.mail.outbox import Email, OutboxRow
 from pbem.mail.render import render_email
 from pbem.mail.writers import Cancel, register_writer
 from pbem.models import Game, GameStatus, OutboxMessage, Seat
 
-log = logging.getLogger("pbem.clocks")
+log = logging.getLogger("pbem.games.clocks")
 KIND = "reminder"
 CHUNK = 200  # games claimed per transaction: short locks, few round trips
 # The text of a reminder not rendered yet (also what the admin outbox page shows for it).

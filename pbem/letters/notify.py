@@ -17,12 +17,12 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 from pbem import links
-from pbem.clocks.schedule import local_time_text
-from pbem.clocks.unsubscribe import unsubscribe_headers, unsubscribe_url
+from pbem.schedule import local_time_text
+from pbem.letters.unsubscribe import unsubscribe_headers, unsubscribe_url
 from pbem.config import Config
 from pbem.db import write
-from pbem.games.board import board
-from pbem.games.service import load_state
+from pbem.letters.board import board
+from pbem.store import load_state
 from pbem.mail.outbox import Email, OutboxRow, enqueue
 from pbem.mail.render import render_email, render_subject
 from pbem.models import Game, GameStatus, MoveRecord, OutboxMessage, Seat, SeatKind
@@ -125,7 +125,7 @@ def queue_deferred(session: Session, cfg: Config, game: Game, seat: Seat, kind: 
                    subject: dict[str, Any] | None = None, params: dict[str, Any] | None = None,
                    headers: dict[str, str] | None = None, now: datetime | None = None) -> OutboxRow:
     """Queue an email `kind` to `seat` that the delivery worker writes just before sending it,
-    with the writer registered under `kind` (`pbem.clocks.reminders.DEFERRED`): its subject
+    with the writer registered under `kind` (`pbem.games.clocks.reminders.DEFERRED`): its subject
     now, `text` as its body until then (the admin outbox page shows it), `params` for what the
     writer needs to know (its own column). `headers` are only for the row as queued (the
     written email brings its own)."""
