@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-import pytest
 from game_helpers import game_row, make_cfg, outbox  # noqa: F401  (make_cfg: imported from here too)
 from sqlalchemy.engine import Engine
 from sqlmodel import select
@@ -18,11 +17,6 @@ from pbem.models import OutboxMessage, Seat
 
 T0 = datetime(2026, 1, 12, 10, 0)  # a Monday, 10:00 UTC
 PLAYERS = ["Ann <ann@example.com>", "Bob <bob@example.com>"]
-
-
-@pytest.fixture
-def cfg(database_url):
-    return make_cfg(database_url)
 
 
 def start_game(engine: Engine, cfg: Config, *, now: datetime = T0, deadline_hours: float = 10,

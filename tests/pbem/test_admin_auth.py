@@ -8,13 +8,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, text
 from sqlmodel import Session, select
-from test_admin_support import (  # noqa: F401  (fixtures)
+from test_admin_support import (
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
-    admin_app,
-    admin_client,
     audit_actions,
-    cheap_hashing,
     csrf_token_of,
     db_of,
     log_in,

@@ -8,18 +8,7 @@ from datetime import timedelta
 import engine
 import pytest
 from sqlalchemy import event
-from test_admin_support import (  # noqa: F401  (fixtures)
-    admin_app,
-    admin_client,
-    audit_actions,
-    bot_game,
-    db_of,
-    game_row,
-    new_game,
-    outbox,
-    seats,
-    text_of,
-)
+from test_admin_support import audit_actions, bot_game, db_of, game_row, new_game, outbox, seats, text_of
 
 from pbem.db import session_scope
 from pbem.games.service import load_state, replay_record

@@ -5,16 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from sqlmodel import Session
-from test_admin_support import (  # noqa: F401  (fixtures)
-    admin_app,
-    admin_client,
-    audit_actions,
-    cfg_of,
-    db_of,
-    new_game,
-    outbox,
-    text_of,
-)
+from test_admin_support import audit_actions, cfg_of, db_of, new_game, outbox, text_of
 
 from pbem.db import session_scope
 from pbem.mail.delivery import deliver_due

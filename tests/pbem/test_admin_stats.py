@@ -7,16 +7,7 @@ from datetime import date, datetime, timedelta
 
 import pytest
 from sqlmodel import Session, select
-from test_admin_support import (  # noqa: F401  (fixtures)
-    admin_app,
-    admin_client,
-    bot_game,
-    cfg_of,
-    db_of,
-    new_game,
-    outbox,
-    text_of,
-)
+from test_admin_support import bot_game, cfg_of, db_of, new_game, outbox, text_of
 
 import engine
 from pbem.db import session_scope

@@ -1,9 +1,8 @@
-"""Fixtures and helpers of the admin dashboard tests (imported by the test_admin_* modules);
+"""Helpers of the admin dashboard tests (their fixtures are in conftest.py);
 the row readers (`cfg_of`, `db_of`, `game_row`, `seats`, `outbox`) are game_helpers'."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
@@ -11,8 +10,6 @@ import pytest
 from game_helpers import cfg_of, db_of, game_row, outbox, seats, start_game  # noqa: F401  (used by the test_admin_* modules)
 from sqlmodel import Session, col, select
 
-from pbem.auth import create_admin
-from pbem.db import session_scope
 from pbem.games.service import SeatSpec
 from pbem.models import AuditLog, SeatKind
 
@@ -28,30 +25,8 @@ def use_cheap_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("pbem.auth._hasher", PasswordHasher.from_parameters(profiles.CHEAPEST))
 
 
-@pytest.fixture
-def cheap_hashing(monkeypatch):
-    use_cheap_hashing(monkeypatch)
-
-
-@pytest.fixture
-def admin_app(app, monkeypatch):
-    """The app with one admin account; CSRF off (one test module turns it back on)."""
-    use_cheap_hashing(monkeypatch)
-    app.config["WTF_CSRF_ENABLED"] = False
-    with session_scope(app.extensions["korsar_db"]) as s:
-        create_admin(s, ADMIN_EMAIL, ADMIN_PASSWORD)
-    return app
-
-
 def log_in(client: Any, email: str = ADMIN_EMAIL, password: str = ADMIN_PASSWORD) -> Any:
     return client.post("/admin/login", data={"email": email, "password": password})
-
-
-@pytest.fixture
-def admin_client(admin_app) -> Iterator[Any]:
-    client = admin_app.test_client()
-    assert log_in(client).status_code == 303
-    yield client
 
 
 def new_game(app: Any, players: list[str | SeatSpec] | None = None, *, seed: int = 7,

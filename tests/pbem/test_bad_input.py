@@ -18,10 +18,9 @@ import engine
 import pytest
 from sqlalchemy import event, text
 from sqlmodel import Session, col, select
-from test_admin_support import (  # noqa: F401  (fixtures)
+from test_admin_support import (
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
-    admin_app,
     cfg_of,
     csrf_token_of,
     db_of,

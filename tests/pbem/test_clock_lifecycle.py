@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from clockkit import T0, cfg, deliver, game_row, mails, mover, other, seat_row, start_game, sweep  # noqa: F401  (cfg: a fixture)
+from clockkit import T0, deliver, game_row, mails, mover, other, seat_row, start_game, sweep
 from pbem.db import session_scope
 from pbem.games import lifecycle
 from pbem.games.service import GameError, GameNotRunning

@@ -9,7 +9,7 @@ import engine as korsar
 import pytest
 from sqlmodel import select
 
-from clockkit import T0, cfg, game_row, mails, start_game, sweep  # noqa: F401  (cfg: a fixture)
+from clockkit import T0, game_row, mails, start_game, sweep
 from pbem.games.clocks.notices import next_digest_time, record_attacks
 from pbem.db import session_scope
 from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of

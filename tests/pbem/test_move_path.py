@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import event
 
-from clockkit import T0, cfg, game_row, start_game  # noqa: F401  (cfg: a fixture)
+from clockkit import T0, game_row, start_game
 from pbem.db import session_scope
 from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from clockkit import T0, cfg, deliver, game_row, mails, mover, play_the_turn, start_game, sweep  # noqa: F401  (cfg: a fixture)
+from clockkit import T0, deliver, game_row, mails, mover, play_the_turn, start_game, sweep
 from pbem.games.clocks import reminders
 from pbem.db import session_scope
 from pbem.models import Seat

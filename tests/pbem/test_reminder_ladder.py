@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import select
 
-from clockkit import T0, cfg, deliver, game_row, headers, mails, mover, other, play_the_turn, start_game, sweep  # noqa: F401  (cfg: a fixture)
+from clockkit import T0, deliver, game_row, headers, mails, mover, other, play_the_turn, start_game, sweep
 from pbem.db import session_scope
 from pbem.models import Seat
 

@@ -9,8 +9,7 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from clockkit import (cfg, deliver, headers, mails, mover, play_the_turn,  # noqa: F401  (cfg: a fixture)
-                      seat_row, start_game)
+from clockkit import deliver, mails, mover, play_the_turn, seat_row, start_game
 from pbem.db import session_scope
 from pbem.letters import notify
 from pbem.games.service import load_state, seats_of
