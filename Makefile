@@ -3,15 +3,53 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PG_TEST_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 
-.PHONY: install run test lint test-sqlite test-postgres bench clean
+.PHONY: install run test lint test-sqlite test-postgres bench clean \
+	translations translations-extract translations-update translations-compile
 
-install: $(VENV)/.installed
+TRANSLATIONS := pbem/translations
+DOMAINS := emails pages
+LANGUAGES := fr vi
+BABEL := $(VENV)/bin/pybabel
+PO_FILES := $(wildcard $(TRANSLATIONS)/*/LC_MESSAGES/*.po)
+MO_FILES := $(PO_FILES:.po=.mo)
+
+# The packages installed, then the catalogs compiled: a fresh clone runs and tests in every language.
+install: $(VENV)/.installed $(MO_FILES)
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
+
+# .mo files are build products (git-ignored): each rebuilt when its .po changes (or is missing).
+%.mo: %.po $(VENV)/.installed
+	$(BABEL) compile --statistics -i $< -o $@
+
+# Every translatable string of the code into the two templates (.pot), one per domain.
+translations-extract: $(VENV)/.installed
+	for d in $(DOMAINS); do \
+	  $(BABEL) -q extract -F babel-$$d.cfg -k _ -k gettext -k ngettext:1,2 -k lazy \
+	    --sort-by-file --project=korsar -o $(TRANSLATIONS)/$$d.pot . || exit 1; \
+	done
+
+# The new strings of the templates into each language's catalog (created if missing).
+translations-update: translations-extract
+	for d in $(DOMAINS); do for l in $(LANGUAGES); do \
+	  if [ -f $(TRANSLATIONS)/$$l/LC_MESSAGES/$$d.po ]; then \
+	    $(BABEL) -q update -D $$d -i $(TRANSLATIONS)/$$d.pot -d $(TRANSLATIONS) -l $$l || exit 1; \
+	  else \
+	    $(BABEL) -q init -D $$d -i $(TRANSLATIONS)/$$d.pot -d $(TRANSLATIONS) -l $$l || exit 1; \
+	  fi; \
+	done; done
+
+# Each catalog to its .mo, with its statistics (untranslated or fuzzy messages are counted).
+translations-compile: $(VENV)/.installed
+	for po in $$(find $(TRANSLATIONS) -name '*.po' | sort); do \
+	  $(BABEL) compile --statistics -i $$po -o $${po%.po}.mo || exit 1; \
+	done
+
+translations: translations-update translations-compile
 
 run: install
 	$(PY) -m pbem.devserver
@@ -37,3 +75,4 @@ bench: install
 
 clean:
 	rm -rf $(VENV) var
+	find $(TRANSLATIONS) -name "*.mo" -delete

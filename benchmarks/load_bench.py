@@ -98,6 +98,14 @@ def make_games(url: str, cfg: Config, count: int) -> list[BenchGame]:
     return games
 
 
+def after_forced_moves(state: Any) -> Any:
+    """The state the players see next: the service plays each seat's only legal move at once
+    (`pbem.games.service.forced_move`, on by default), so the bench's copy does the same."""
+    while not state.finished and len(moves := engine.legal_moves(state)) == 1:
+        state, _ = engine.apply_move(state, state.to_move, moves[0])
+    return state
+
+
 async def play(client: aiohttp.ClientSession, cfg: Config, games: list[BenchGame], until: float,
                record_after: float, samples: Samples, think_ms: float = 0.0,
                protocol: str = "click") -> None:
@@ -136,7 +144,7 @@ async def play(client: aiohttp.ClientSession, cfg: Config, games: list[BenchGame
         if response.status != 303:
             samples.error(f"POST {response.status}")
             continue
-        game.state, _ = engine.apply_move(game.state, seat, move)
+        game.state = after_forced_moves(engine.apply_move(game.state, seat, move)[0])
         if started >= record_after:
             samples.moves += 1
             samples.move_ms.append((done - posted) * 1000)

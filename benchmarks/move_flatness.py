@@ -26,7 +26,7 @@ import engine
 from sqlalchemy import text
 
 from benchmarks.common import scratch_database
-from benchmarks.load_bench import FORM_ACTION, SECRET, BenchGame, make_games
+from benchmarks.load_bench import FORM_ACTION, SECRET, BenchGame, after_forced_moves, make_games
 from pbem import create_app, links
 from pbem.config import Config
 from pbem.db import make_engine
@@ -53,7 +53,7 @@ def play_one(client, cfg: Config, game: BenchGame) -> tuple[float, float] | None
     if response.status_code != 303:
         REFUSED[f"POST {response.status_code}"] = REFUSED.get(f"POST {response.status_code}", 0) + 1
         return None
-    game.state, _ = engine.apply_move(game.state, seat, move)
+    game.state = after_forced_moves(engine.apply_move(game.state, seat, move)[0])
     return elapsed
 
 

@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from engine.bench import NAMES, duel, random_games
+from engine.bench import NAMES, duel, playout_rate, random_games
 from engine.bots import BOTS
 from engine.errors import ConfigError
 from engine.replay import RecordError, replay
@@ -51,13 +51,37 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_duel(args: argparse.Namespace) -> int:
+    def progress(done: int, outcomes: list) -> None:
+        wins = sum(o[0] for o in outcomes)
+        margin = sum(o[2] for o in outcomes) / done
+        think = sorted(t for o in outcomes for t in o[3])
+        p50 = think[len(think) // 2] if think else 0.0
+        print(f"progress: {done} games, win_rate {wins / done:.3f}, margin {margin:.2f}, "
+              f"think_ms_p50 {p50:.1f}", file=sys.stderr, flush=True)
+
     r = duel(args.games, players=args.players, bot=args.bot, against=args.against,
-             seed=args.seed)
-    print(f"games: {r.games} ({args.bot} in one seat, rotating; {args.against} in the others)")
-    print(f"wins: {r.wins} (alone: {r.sole_wins}); a fair share would be "
-          f"{1 / args.players:.3f}")
+             seed=args.seed, teams=args.teams, budget_ms=args.budget_ms,
+             iterations=args.iterations, jobs=args.jobs,
+             progress=progress if args.progress else None)
+    who = "pair" if args.teams else "seat"
+    print(f"games: {r.games} ({args.bot} in one {who}, rotating; {args.against} in the others)")
+    print(f"wins: {r.wins:g} (alone: {r.sole_wins}); a fair share would be {1 / r.sides:.3f}")
+    print(f"{args.bot}_moves: {len(r.think_ms)}")
+    print(f"win_rate: {r.win_rate:.3f}")
     print(f"mean_score_margin: {r.score_margin:.2f}")
-    print(f"{args.bot}_win_rate: {r.win_rate:.3f}")
+    print(f"think_ms_p50: {r.think_percentile(50):.1f}")
+    print(f"think_ms_p95: {r.think_percentile(95):.1f}")
+    return 0
+
+
+def _cmd_playouts(args: argparse.Namespace) -> int:
+    r = playout_rate(args.players, teams=args.teams, seconds=args.seconds, moves=args.moves,
+                     seed=args.seed)
+    print(f"position: {args.players} players{' (teams)' if args.teams else ''}, "
+          f"after {args.moves} moves")
+    print(f"playouts: {r.playouts} in {r.cpu_seconds:.2f} cpu seconds "
+          f"({r.actions / max(r.playouts, 1):.1f} actions each)")
+    print(f"playouts_per_second: {r.per_second:.0f}")
     return 0
 
 
@@ -73,13 +97,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--teams", action="store_true")
     p.set_defaults(func=_cmd_bench)
-    p = sub.add_parser("duel", help="one greedy seat against random seats")
+    p = sub.add_parser("duel", help="one bot side against other bots")
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--players", type=int, default=4, choices=range(2, len(NAMES) + 1))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--bot", default="greedy", choices=BOTS)
     p.add_argument("--against", default="random", choices=BOTS)
+    p.add_argument("--teams", action="store_true", help="a pair of bots against pairs")
+    p.add_argument("--budget-ms", type=float, default=None,
+                   help="CPU milliseconds a move for search bots (default: theirs)")
+    p.add_argument("--iterations", type=int, default=None,
+                   help="playouts a move for search bots, instead of milliseconds")
+    p.add_argument("--jobs", type=int, default=1, help="games in this many processes")
+    p.add_argument("--progress", action="store_true", help="a line per game on stderr")
     p.set_defaults(func=_cmd_duel)
+    p = sub.add_parser("playouts", help="greedy playouts per CPU second from mid-game")
+    p.add_argument("--players", type=int, default=4, choices=range(2, len(NAMES) + 1))
+    p.add_argument("--teams", action="store_true")
+    p.add_argument("--moves", type=int, default=30, help="greedy moves before measuring")
+    p.add_argument("--seconds", type=float, default=2.0)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_cmd_playouts)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

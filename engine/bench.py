@@ -1,12 +1,17 @@
-"""Speed and strength measurements: random self-play and greedy-versus-random duels."""
+"""Speed and strength measurements: random self-play and duels of bots."""
 from __future__ import annotations
 
+import math
+import multiprocessing
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine import core, rules
 from engine.bots import get_bot
+from engine.bots.playout import play_out
+from engine.bots.sampler import Sampler
 from engine.view import player_view
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal")
@@ -48,35 +53,127 @@ def random_games(players: int, games: int, seed: int = 0, teams: bool = False) -
 @dataclass(frozen=True)
 class DuelResult:
     games: int
-    wins: int  # games the bot's seat was among the winners
+    wins: float  # the bot's side's wins, a shared win counted as a share
     sole_wins: int
-    score_margin: float  # mean of (bot score - mean opponent score)
+    score_margin: float  # mean of (bot side's score - mean of the other sides' scores)
+    think_ms: tuple[float, ...] = ()  # CPU milliseconds of each of the bot's moves
+    sides: int = 0  # sides in a game (a fair win share is 1 / sides)
 
     @property
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.0
 
+    def think_percentile(self, q: float) -> float:
+        """The q-th percentile (0..100, nearest rank) of the bot's think times."""
+        if not self.think_ms:
+            return 0.0
+        ordered = sorted(self.think_ms)
+        return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
+
+
+@dataclass(frozen=True)
+class _DuelSpec:
+    players: int
+    bot: str
+    against: str
+    seed: int
+    teams: bool
+    budget_ms: float | None
+    iterations: int | None
+
+
+def _duel_game(spec: _DuelSpec, i: int) -> tuple[float, bool, float, list[float]]:
+    """Game i: (win share, sole win, score margin, think ms of each bot move)."""
+    hero = get_bot(spec.bot, budget_ms=spec.budget_ms, iterations=spec.iterations)
+    other = get_bot(spec.against, budget_ms=spec.budget_ms, iterations=spec.iterations)
+    names = list(NAMES[:spec.players])
+    sides = spec.players // 2 if spec.teams else spec.players
+    hero_side = i % sides
+    st = rules.new_game(names, teams=spec.teams, seed=spec.seed + i)
+    side_of = st.side_of
+    rng = random.Random(spec.seed + i)
+    think: list[float] = []
+    while not st.finished:
+        seat = st.seat
+        mine = side_of[seat] == hero_side
+        player = hero if mine else other
+        view = player_view(st, seat)
+        t0 = time.thread_time()
+        move = player.choose(view, rng)
+        if mine:
+            think.append((time.thread_time() - t0) * 1000.0)
+        st, _ = rules.apply_move(st, seat, move)
+    won = rules.winners(st)
+    sc = core.side_scores(st)
+    margin = sc[hero_side] - (sum(sc) - sc[hero_side]) / (sides - 1)
+    share = 1.0 / len(won) if hero_side in won else 0.0
+    return share, won == [hero_side], margin, think
+
+
+def _duel_one(args: tuple[_DuelSpec, int]) -> tuple[float, bool, float, list[float]]:
+    return _duel_game(*args)
+
 
 def duel(games: int, players: int = 4, bot: str = "greedy", against: str = "random",
-         seed: int = 0) -> DuelResult:
-    """One ``bot`` seat against ``against`` bots, individual play, the bot's seat
-    rotating (game i: seat i % players). Bots only ever see their player_view."""
-    hero, other = get_bot(bot), get_bot(against)
-    names = list(NAMES[:players])
-    wins = sole = 0
-    margin = 0.0
-    for i in range(games):
-        hero_seat = i % players
-        st = rules.new_game(names, seed=seed + i)
-        rng = random.Random(seed + i)
-        while not st.finished:
-            seat = st.seat
-            player = hero if seat == hero_seat else other
-            move = player.choose(player_view(st, seat), rng)
-            st, _ = rules.apply_move(st, seat, move)
-        won = rules.winners(st)
-        wins += hero_seat in won
-        sole += won == [hero_seat]
-        sc = rules.scores(st)
-        margin += sc[hero_seat] - (sum(sc) - sc[hero_seat]) / (players - 1)
-    return DuelResult(games, wins, sole, margin / games if games else 0.0)
+         seed: int = 0, *, teams: bool = False, budget_ms: float | None = None,
+         iterations: int | None = None, jobs: int = 1,
+         progress: Callable[[int, list[tuple[float, bool, float, list[float]]]], None] | None
+         = None) -> DuelResult:
+    """The ``bot`` side against ``against`` sides, the bot's side rotating (game i: side
+    i % sides; in team play a pair of bots against pairs). Bots only ever see their
+    player_view. ``budget_ms``/``iterations`` set search bots' budgets; ``jobs`` > 1 plays
+    the games in that many processes (same games, same results for an iteration budget);
+    ``progress(done, outcomes)`` is called after every game."""
+    rules.check_config(players, teams, rules.DEFAULT_OPTIONS)
+    spec = _DuelSpec(players, bot, against, seed, teams, budget_ms, iterations)
+    tasks = [(spec, i) for i in range(games)]
+    outcomes: list[tuple[float, bool, float, list[float]]] = []
+    if jobs > 1:
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            for o in pool.imap(_duel_one, tasks):  # in game order: the same sums as one job
+                outcomes.append(o)
+                if progress:
+                    progress(len(outcomes), outcomes)
+    else:
+        for task in tasks:
+            outcomes.append(_duel_one(task))
+            if progress:
+                progress(len(outcomes), outcomes)
+    wins = sum(o[0] for o in outcomes)
+    sole = sum(o[1] for o in outcomes)
+    margin = sum(o[2] for o in outcomes)
+    think = tuple(t for o in outcomes for t in o[3])
+    sides = players // 2 if teams else players
+    return DuelResult(games, wins, sole, margin / games if games else 0.0, think, sides)
+
+
+@dataclass(frozen=True)
+class PlayoutRate:
+    playouts: int
+    cpu_seconds: float
+    actions: int  # actions played in all playouts
+
+    @property
+    def per_second(self) -> float:
+        return self.playouts / self.cpu_seconds if self.cpu_seconds else float("inf")
+
+
+def playout_rate(players: int = 4, teams: bool = False, seconds: float = 2.0, moves: int = 30,
+                 seed: int = 0) -> PlayoutRate:
+    """Greedy playouts a CPU second from mid-game (after ``moves`` greedy moves), each on a
+    fresh sample of the hidden cards, as the expert bot plays them (one core, this thread)."""
+    greedy = get_bot("greedy")
+    st = rules.new_game(list(NAMES[:players]), teams=teams, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(moves):
+        st, _ = rules.apply_move(st, st.seat, greedy.choose(player_view(st, st.seat), rng))
+    sampler = Sampler(player_view(st, st.seat))
+    start = time.thread_time()
+    n = actions = 0
+    while time.thread_time() - start < seconds:
+        sample = sampler.sample(rng)
+        before = sample.version
+        play_out(sample, rng)
+        actions += sample.version - before
+        n += 1
+    return PlayoutRate(n, time.thread_time() - start, actions)

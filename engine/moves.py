@@ -20,32 +20,36 @@ def normalize_move(obj: object) -> dict[str, Any]:
     action, card and target (such as "player" in a game record) are ignored.
     """
     if not isinstance(obj, dict):
-        raise IllegalMove('A move must be an object such as {"action": "draw"}.')
+        raise IllegalMove('A move must be an object such as {"action": "draw"}.', "not_a_move")
     action = obj.get("action")
     if action not in ACTIONS:
-        raise IllegalMove(f"Unknown action {action!r}: choose draw, play or discard.")
+        raise IllegalMove(f"Unknown action {action!r}: choose draw, play or discard.", "unknown_action",
+                          {"action": repr(action)})
     card = obj.get("card")
     target = obj.get("target")
     if action == "draw":
         if card is not None or target is not None:
-            raise IllegalMove("Drawing takes the top card of the draw pile: name no card.")
+            raise IllegalMove("Drawing takes the top card of the draw pile: name no card.", "draw_names_card")
         return {"action": "draw"}
     if card is None:
-        raise IllegalMove(f"Say which card to {action}.")
+        raise IllegalMove(f"Say which card to {action}.", "card_missing", {"action": action})
     if not isinstance(card, str) or card not in CODE_KIND:
-        raise IllegalMove(f"Unknown card {card!r}.")
+        raise IllegalMove(f"Unknown card {card!r}.", "unknown_card",
+                          {"card": repr(card)})
     if action == "discard":
         if target is not None:
-            raise IllegalMove("A discarded card goes out of the game: name no ship.")
+            raise IllegalMove("A discarded card goes out of the game: name no ship.", "discard_names_ship")
         return {"action": "discard", "card": card}
     if CODE_KIND[card] < N_MERCHANT_KINDS:
         if target is not None:
-            raise IllegalMove("A merchant ship is played in front of you: name no ship.")
+            raise IllegalMove("A merchant ship is played in front of you: name no ship.", "merchant_names_ship",
+                              {"card": card})
         return {"action": "play", "card": card}
     if target is None:
-        raise IllegalMove(f"Say which ship to play the {card_name(card)} on.")
+        raise IllegalMove(f"Say which ship to play the {card_name(card)} on.", "target_missing", {"card": card})
     if isinstance(target, bool) or not isinstance(target, int):
-        raise IllegalMove(f"The target must be a ship number, not {target!r}.")
+        raise IllegalMove(f"The target must be a ship number, not {target!r}.", "bad_target",
+                          {"target": repr(target)})
     return {"action": "play", "card": card, "target": target}
 
 

@@ -153,51 +153,62 @@ def apply_move(state: GameState, seat: int, move: object) -> tuple[GameState, li
 def _checked_int(state: GameState, seat: int, move: object) -> int:
     nm = normalize_move(move)
     if state.finished:
-        raise IllegalMove("The game is over.")
+        raise IllegalMove("The game is over.", "game_over")
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.n_seats:
-        raise IllegalMove(f"There is no seat {seat!r} in this game.")
+        raise IllegalMove(f"There is no seat {seat!r} in this game.", "no_such_seat", {"seat": repr(seat)})
     if seat != state.seat:
-        raise IllegalMove(f"It is {state.players[state.seat]}'s turn, not yours.")
+        raise IllegalMove(f"It is {state.players[state.seat]}'s turn, not yours.", "not_your_turn",
+                          {"to_move": state.seat, "player": state.players[state.seat]})
     m = encode(nm)
     if m == NO_SHIP or m not in core.legal_moves(state):
-        raise IllegalMove(_explain(state, seat, nm))
+        raise _explain(state, seat, nm)
     return m
 
 
-def _explain(st: GameState, seat: int, move: dict[str, Any]) -> str:
-    """Why the core refuses a well-formed move of the seat to move."""
+def _explain(st: GameState, seat: int, move: dict[str, Any]) -> IllegalMove:
+    """Why the core refuses a well-formed move of the seat to move: the English sentence, its
+    code and the parameters it names (docs/engine-api.md lists the codes)."""
     action = move["action"]
     if action == "draw":
-        return "The draw pile is empty: play or discard a card instead."
+        return IllegalMove("The draw pile is empty: play or discard a card instead.", "draw_pile_empty")
     code = move["card"]
     kind = CODE_KIND[code]
     if not st.hands[seat][kind]:
-        return f"You have no {card_name(code)} in your hand."
+        return IllegalMove(f"You have no {card_name(code)} in your hand.", "not_in_hand", {"card": code})
     if action == "discard":
         if kind < N_MERCHANT_KINDS:
-            return "A merchant ship cannot be discarded: play it in front of you instead."
-        return "You may discard only when the draw pile is empty."
+            return IllegalMove("A merchant ship cannot be discarded: play it in front of you instead.",
+                               "merchant_discard", {"card": code})
+        return IllegalMove("You may discard only when the draw pile is empty.", "discard_too_early",
+                           {"card": code})
     target = move["target"]
     ship = st.ships.get(target)
     if ship is None:
-        return f"There is no ship {target} on the table."
+        return IllegalMove(f"There is no ship {target} on the table.", "no_such_ship", {"ship": target})
     you = "Your team" if st.teams else "You"
     side = st.side_of[seat]
     where = f"ship {target}"
+    teams = st.teams
     if code == "AD":
-        return (f"The Admiral may only be played on your own ship; {where} is "
-                f"{st.players[ship.owner]}'s.")
-    colour = COLOURS[KIND_COLOUR[kind]].capitalize()
+        return IllegalMove(f"The Admiral may only be played on your own ship; {where} is "
+                           f"{st.players[ship.owner]}'s.", "admiral_not_own_ship",
+                           {"ship": target, "owner": ship.owner, "owner_name": st.players[ship.owner]})
+    colour_word = COLOURS[KIND_COLOUR[kind]]
+    colour = colour_word.capitalize()
     own_colour = ship.colour[side]
     if KIND_IS_CAPTAIN[kind]:
-        have = "your team has" if st.teams else "you have"
-        return (f"The {colour} captain may only join {colour} pirates: "
-                f"{have} no {colour} pirate on {where}.")
+        have = "your team has" if teams else "you have"
+        return IllegalMove(f"The {colour} captain may only join {colour} pirates: "
+                           f"{have} no {colour} pirate on {where}.", "captain_without_pirate",
+                           {"card": code, "colour": colour_word, "ship": target, "teams": teams})
     if own_colour >= 0:
         mine = COLOURS[own_colour].capitalize()
-        fights = "fights" if st.teams else "fight"
-        return f"{you} already {fights} for {where} with {mine}: play {mine} there."
-    return f"{colour} is already fighting for {where}: attack it with another colour."
+        fights = "fights" if teams else "fight"
+        return IllegalMove(f"{you} already {fights} for {where} with {mine}: play {mine} there.",
+                           "keep_your_colour", {"card": code, "ship": target,
+                                                "colour": COLOURS[own_colour], "teams": teams})
+    return IllegalMove(f"{colour} is already fighting for {where}: attack it with another colour.",
+                       "colour_taken", {"card": code, "colour": colour_word, "ship": target})
 
 
 def _event(st: GameState, r: Any) -> Event:  # r: one of core.*Record, dispatched on type(r)

@@ -51,6 +51,13 @@ def _ship_json(state: GameState, sh: Ship) -> dict[str, Any]:
     }
 
 
+def out_of_game(state: GameState) -> list[str]:
+    """Cards out of the game (discards, replaced captains and admiral, the cards left on
+    captured or settled ships), sorted: every one was shown when played, so a reader
+    that deals the unseen cards (a search bot) can leave them out."""
+    return sorted(KIND_CODES[k] for k in state.out)
+
+
 def _public(state: GameState) -> dict[str, Any]:
     n = state.n_seats
     return {
@@ -65,6 +72,7 @@ def _public(state: GameState) -> dict[str, Any]:
         "draw_pile": len(state.pile),
         "table": table_json(state),
         "score_piles": [sorted(p) for p in state.score_piles],
+        "out_of_game": out_of_game(state),
         "captured_gold": list(state.gold),
         "scores": rules.scores(state),
         "team_scores": rules.team_scores(state),
@@ -72,25 +80,35 @@ def _public(state: GameState) -> dict[str, Any]:
     }
 
 
-def _hide_hand_gold(view: dict[str, Any], state: GameState, seat: int) -> None:
-    """While the game runs, a running score (R6.3) subtracts the merchant ships in that
-    player's hand: shown only where the viewer may see the hand (I5); other seats show
-    their captured gold."""
+def _hand_gold(state: GameState, seat: int) -> list[int]:
+    """The gold values of the merchant ships in ``seat``'s hand, sorted."""
+    return sorted(int(c[1:]) for c in hand_codes(state, seat) if c[0] == "M")
+
+
+def _public_scores(view: dict[str, Any], state: GameState, visible: set[int | None]) -> None:
+    """One public score per seat and side, the same for every reader (R6.3, I5).
+
+    While the game runs it is the captured gold (the hands are secret); once it is over, the
+    final score. ``hand_merchants`` / ``hand_penalty`` say what the merchant ships in a hand
+    would cost at the end, only for the hands in ``visible`` (every hand once it is over:
+    they are shown at the end)."""
+    n = state.n_seats
+    shown = set(range(n)) if state.finished else visible
+    merchants = [_hand_gold(state, s) if s in shown else None for s in range(n)]
+    view["hand_merchants"] = merchants
+    view["hand_penalty"] = [None if m is None else sum(m) for m in merchants]
     if state.finished:
-        return
-    visible = {seat, rules.partner_of(state, seat)}
-    scores = [view["scores"][s] if s in visible else state.gold[s]
-              for s in range(state.n_seats)]
-    view["scores"] = scores
+        return  # the final scores (rules.scores) already subtract every hand
+    view["scores"] = list(state.gold)
     if state.teams:
-        view["team_scores"] = [scores[2 * t] + scores[2 * t + 1] for t in range(state.n_sides)]
+        view["team_scores"] = [state.gold[2 * t] + state.gold[2 * t + 1] for t in range(state.n_sides)]
 
 
 def player_view(state: GameState, seat: int) -> dict[str, Any]:
     """JSON-ready view for ``seat``: only what that seat may see (docs/engine-api.md).
 
-    Other sides' scores count only their captured gold until the game ends
-    (their hands are secret)."""
+    Every score counts only captured gold until the game ends (the hands are secret);
+    ``hand_penalty`` gives the viewer's (and partner's) hand cost."""
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.n_seats:
         raise ValueError(f"There is no seat {seat!r} in this game.")
     partner = rules.partner_of(state, seat)
@@ -99,7 +117,7 @@ def player_view(state: GameState, seat: int) -> dict[str, Any]:
     view["hand"] = hand_codes(state, seat)
     view["partner_hand"] = hand_codes(state, partner) if partner is not None else None
     view["legal_moves"] = rules.legal_moves(state, seat)
-    _hide_hand_gold(view, state, seat)
+    _public_scores(view, state, {seat, partner})
     return view
 
 
@@ -111,5 +129,6 @@ def admin_view(state: GameState) -> dict[str, Any]:
     view["partner_hand"] = None
     view["hands"] = [hand_codes(state, s) for s in range(state.n_seats)]
     view["legal_moves"] = rules.legal_moves(state)
+    _public_scores(view, state, set(range(state.n_seats)))
     return view
 

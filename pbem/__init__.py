@@ -38,16 +38,20 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     _init_production_pieces(app, config)
 
     from pbem import cli
-    from pbem.web import admin, dev, health, player
+    from pbem.web import admin, dev, health, player, prefs, rules, talk
+    from pbem.web import i18n_web
     from pbem.web.converters import IdConverter
 
     app.url_map.converters["id"] = IdConverter  # before the routes that use <id:...> register
 
+    i18n_web.init_app(app)  # each page in its reader's language (the seat's, else the browser's)
     csrf.exempt(player.bp)
     app.register_blueprint(player.bp)
     app.register_blueprint(admin.bp)
     app.register_blueprint(health.bp)
-    from pbem.web import prefs; prefs.register(app, csrf)  # noqa: E702  (clocks: vacations, unsubscribe)
+    app.register_blueprint(rules.bp)  # the rules page, /rules
+    prefs.register(app, csrf)  # clocks: vacations, unsubscribe
+    talk.register(app, csrf)  # partners talk from the game page
     if config.DEV_INBOX and not config.is_production:
         app.register_blueprint(dev.bp)
     cli.init_app(app)

@@ -58,6 +58,22 @@ def worker_command(once: bool) -> None:
         raise click.ClickException("a worker job failed (see the log above)")
 
 
+@click.command("inbound")
+@click.option("--imap", is_flag=True, help="Poll the IMAP_URL mailbox (the default when IMAP_URL is set).")
+@with_appcontext
+def inbound_command(imap: bool) -> None:
+    """Receive replies by email: SMTP on INBOUND_HOST:INBOUND_PORT, or (IMAP_URL set, or --imap)
+    poll that mailbox."""
+    if imap or config().IMAP_URL:
+        from pbem.inbound.imap import poll_forever
+
+        poll_forever(db(), config())
+    else:
+        from pbem.inbound.smtp import serve
+
+        serve(db(), config())
+
+
 def init_app(app: Flask) -> None:
     from pbem.games.commands import create_game_command, export_game_command
 
@@ -66,3 +82,4 @@ def init_app(app: Flask) -> None:
     app.cli.add_command(init_db_command)
     app.cli.add_command(worker_command)
     app.cli.add_command(create_admin_command)
+    app.cli.add_command(inbound_command)

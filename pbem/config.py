@@ -92,6 +92,13 @@ class Config:
     # /healthz shows its detail (outbox counts, oldest age) only to `Authorization: Bearer
     # <HEALTH_TOKEN>`; empty (the default): to nobody, everyone gets the ok/degraded verdict.
     HEALTH_TOKEN: str = ""
+    # Replies by email (pbem/inbound): the SMTP receiver's address, the IMAP mailbox polled
+    # instead (imap[s]://user:password@host[:port]/folder), and the domain of the signed
+    # Reply-To addresses (play+<token>@REPLY_DOMAIN; empty: MAIL_FROM's domain).
+    INBOUND_HOST: str = "127.0.0.1"
+    INBOUND_PORT: int = 2525
+    IMAP_URL: str = ""
+    REPLY_DOMAIN: str = ""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> "Config":

@@ -123,10 +123,14 @@ def ensure_demo(s: DevSettings) -> dict[str, Any]:
         with session_scope(engine) as session:
             game = session.get(Game, state["game_id"]) if "game_id" in state else None
             if game is None:
+                from pbem.auth import record_audit
                 from pbem.games.service import create_game
 
                 game = create_game(session, cfg, DEMO_PLAYERS, name="Demo: you against two bots",
                                    deadline_hours=72)
+                # In the audit log like a game made on the dashboard (same action, same detail).
+                record_audit(session, "devserver", "create_game", game_id=game.id,
+                             detail=f"{game.name} ({len(DEMO_PLAYERS)} players)")
                 state["game_id"] = game.id
             assert game.id is not None  # a stored game has its id
             seat = session.exec(_seat_query(Seat, game.id)).first()
@@ -225,6 +229,11 @@ def main() -> int:
     code = 0
     try:
         children.start("worker", flask_command("worker"))
+        inbound_port = int(os.environ.get("INBOUND_PORT") or 2525)
+        if port_is_free(s.host, inbound_port):  # replies by email (the dev inbox's Reply form)
+            children.start("inbound", flask_command("inbound"))
+        else:
+            print(f"korsar dev: port {inbound_port} is taken: no reply receiver (set INBOUND_PORT=...)", flush=True)
         web_args = ["run", "--host", s.host, "--port", str(s.web_port), "--debug"]
         web = children.start("web", flask_command(*web_args, *([] if s.reload else ["--no-reload"])))
         try:
@@ -262,6 +271,8 @@ def _print_banner(s: DevSettings, demo: dict[str, Any]) -> None:
         lines.append(f"  Admin dashboard:               {s.base_url}/admin  "
                      f"({demo['admin_email']} / {demo['admin_password']})")
     lines.append(f"  Mail catcher (SMTP):           {s.host}:{s.catcher_port}")
+    lines.append(f"  Replies by email (SMTP):       {s.host}:{os.environ.get('INBOUND_PORT') or 2525}"
+                 " (the dev inbox's Reply form sends there)")
     lines.append(f"  Data:                          {s.var_dir}")
     print("\n".join(lines) + "\n", flush=True)
 

@@ -1,4 +1,5 @@
-"""Signed links: one per legal move ("korsar.move") and one per seat's game page ("korsar.seat").
+"""Signed links: one per legal move ("korsar.move") and one per seat's game page ("korsar.seat");
+and the signed reply addresses of emails (`reply_address`: play+<token>@REPLY_DOMAIN).
 
 A move token binds the game, the seat, the seat's link nonce, the state version it was issued
 for and the move itself, so a link from an older email is recognisably stale and a changed
@@ -7,7 +8,12 @@ itsdangerous; SECRET_KEY_FALLBACKS keep links of a rotated key working.
 """
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import re
 from dataclasses import dataclass
+from email.utils import parseaddr
 from typing import Any
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
@@ -77,6 +83,11 @@ def seat_url(cfg: Config, token: str) -> str:
     return f"{cfg.BASE_URL}/g/{token}"
 
 
+def rules_url(cfg: Config) -> str:
+    """The rules page (/rules), absolute: emails are written by the worker, outside any request."""
+    return f"{cfg.BASE_URL}/rules"
+
+
 def _parse_move(payload: object) -> MoveToken | None:
     if (isinstance(payload, list) and len(payload) == 5 and isinstance(payload[0], int)
             and isinstance(payload[1], int) and isinstance(payload[2], str)
@@ -125,3 +136,59 @@ def read_seat(cfg: Config, token: str) -> SeatToken:
     if parsed is None:
         raise LinkError("This game page link is damaged. Copy the whole link from your email.", 400)
     return parsed
+
+
+# ---------------------------------------------------------------- reply addresses
+# A reply token lives in an address's local part (play+<token>@REPLY_DOMAIN): at most 64
+# characters, and mail systems may lower-case it. So it is short and lower-case: game, seat
+# and version in digits, then 80 bits of HMAC over them and the seat's link nonce (base32).
+REPLY_SALT = "korsar.reply"
+REPLY_LOCAL_PREFIX = "play+"
+_REPLY_TOKEN = re.compile(r"^(\d{1,12})-(\d{1,3})-(\d{1,9})-([a-z2-7]{16})$")
+
+
+@dataclass(frozen=True)
+class ReplyToken:
+    """A reply address's token, parsed but not verified (`reply_signed` needs the seat's nonce)."""
+
+    game_id: int
+    position: int
+    version: int
+    mac: str
+
+
+def _reply_mac(key: str, game_id: int, position: int, nonce: str, version: int) -> str:
+    message = f"{REPLY_SALT}|{game_id}|{position}|{nonce}|{version}".encode()
+    digest = hmac.new(key.encode(), message, hashlib.sha256).digest()
+    return base64.b32encode(digest[:10]).decode().lower()
+
+
+def sign_reply(cfg: Config, game_id: int, position: int, nonce: str, version: int) -> str:
+    return f"{game_id}-{position}-{version}-{_reply_mac(cfg.SECRET_KEY, game_id, position, nonce, version)}"
+
+
+def reply_domain(cfg: Config) -> str:
+    return (cfg.REPLY_DOMAIN or parseaddr(cfg.MAIL_FROM)[1].rpartition("@")[2] or "localhost").lower()
+
+
+def reply_address(cfg: Config, game_id: int, position: int, nonce: str, version: int) -> str:
+    """The Reply-To of an email to a seat for the game at `version`."""
+    return f"{REPLY_LOCAL_PREFIX}{sign_reply(cfg, game_id, position, nonce, version)}@{reply_domain(cfg)}"
+
+
+def parse_reply_address(cfg: Config, address: str) -> ReplyToken | None:
+    """The token of one of our reply addresses (any case), or None for any other address."""
+    local, _, domain = parseaddr(address)[1].lower().rpartition("@")
+    if domain != reply_domain(cfg) or not local.startswith(REPLY_LOCAL_PREFIX):
+        return None
+    match = _REPLY_TOKEN.match(local[len(REPLY_LOCAL_PREFIX):])
+    if match is None:
+        return None
+    return ReplyToken(int(match[1]), int(match[2]), int(match[3]), match[4])
+
+
+def reply_signed(cfg: Config, token: ReplyToken, nonce: str) -> bool:
+    """Whether `token` was signed by us (current key or a fallback) for the seat's `nonce`."""
+    return any(hmac.compare_digest(token.mac, _reply_mac(key, token.game_id, token.position, nonce,
+                                                         token.version))
+               for key in [cfg.SECRET_KEY, *cfg.SECRET_KEY_FALLBACKS])

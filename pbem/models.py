@@ -9,6 +9,7 @@ from typing import Optional
 
 from pydantic import NaiveDatetime
 from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlalchemy import true as sa_true
 from sqlmodel import Field, SQLModel, col
 
 
@@ -59,6 +60,8 @@ class Game(SQLModel, table=True):
     reminders_sent: int = 0
     bot_due_at: Optional[NaiveDatetime] = None
     paused_at: Optional[NaiveDatetime] = None
+    # Individual games: may a player's words in a reply reach the whole table (pbem/inbound)?
+    table_talk: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
 
 
 class SeatKind:
@@ -90,6 +93,11 @@ class Seat(SQLModel, table=True):
     vacation_end: Optional[NaiveDatetime] = None
     vacation_days_used: float = 0.0
     timeouts: int = 0
+    # "Play my forced moves for me": a turn with one legal move (a draw, mostly) is played at
+    # once by the service, and the seat's next email says so (pbem/games/service.py).
+    play_forced: bool = Field(default=True, sa_column_kwargs={"server_default": sa_true()})
+    # What the player reads, emails and pages (pbem/i18n.py LANGUAGES: en | fr | vi).
+    language: str = Field(default="en", max_length=8, sa_column_kwargs={"server_default": "en"})
 
 
 class MoveRecord(SQLModel, table=True):
@@ -103,7 +111,7 @@ class MoveRecord(SQLModel, table=True):
     move_json: str = Field(sa_column=Column(Text, nullable=False))
     # The engine's public events of this move (captures, game over), as JSON.
     events_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))
-    source: str = Field(default="player", max_length=16)  # player | bot | timeout | admin
+    source: str = Field(default="player", max_length=16)  # player | bot | timeout | forced | admin
     created_at: NaiveDatetime = Field(default_factory=utcnow)
 
 
@@ -232,3 +240,46 @@ class Notice(SQLModel, table=True):
     due_at: NaiveDatetime = Field(default_factory=utcnow)
     status: str = Field(default="pending", max_length=16)
     sent_at: Optional[NaiveDatetime] = None
+
+
+# ---------------------------------------------------------------- replies by email (pbem/inbound)
+class InboundMail(SQLModel, table=True):
+    """One email received (SMTP or IMAP): its Message-ID once (a second delivery acts not), and
+    its sender, counted to rate-limit floods across processes."""
+
+    __tablename__ = "inbound_mail"
+    __table_args__ = (Index("ix_inbound_mail_from_received", "from_addr", "received_at"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    message_id: str = Field(max_length=255, unique=True)
+    from_addr: str = Field(max_length=254)  # normalised: lower-case address
+    game_id: Optional[int] = Field(default=None, foreign_key="game.id")
+    outcome: str = Field(default="", max_length=32)  # played | refused | ignored: <why> ...
+    received_at: NaiveDatetime = Field(default_factory=utcnow)
+
+
+class TalkMessage(SQLModel, table=True):
+    """A player's words to their partner (team games) or to the table (when the game allows it).
+    Plain text, HTML stripped; `delivered_at` is set once it went out by email."""
+
+    __tablename__ = "talk"
+    __table_args__ = (Index("ix_talk_game_created", "game_id", "created_at"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id")
+    seat: int  # the speaker's position
+    to_team: Optional[int] = None  # the team that may read it; None: the whole table
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: NaiveDatetime = Field(default_factory=utcnow)
+    delivered_at: Optional[NaiveDatetime] = None
+
+
+# ---------------------------------------------------------------- languages (pbem/i18n.py)
+class AddressPreference(SQLModel, table=True):
+    """What an address chose last (its seat's language): the next game it joins starts in it."""
+
+    __tablename__ = "address_preference"
+
+    email: str = Field(primary_key=True, max_length=254)  # normalised: lower-case address
+    language: str = Field(default="en", max_length=8)
+    updated_at: NaiveDatetime = Field(default_factory=utcnow)

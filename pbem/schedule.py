@@ -16,7 +16,10 @@ from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import pbem.i18n as i18n
 from pbem.models import Game, Seat, SeatKind
+from pbem.i18n import gettext
+from pbem.words import plural
 
 QUIET_START = time(22, 0)
 QUIET_END = time(8, 0)
@@ -164,20 +167,27 @@ def time_left_text(deadline: datetime, now: datetime) -> str:
     hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
 
-    def unit(n: int, word: str) -> str:
-        return f"{n} {word}{'' if n == 1 else 's'}"
-
+    # Two units, joined as the reader's language joins them ("2 days 3 hours", "2 jours et 3 heures").
+    if days and hours:
+        return gettext("%(days)s %(hours)s", days=plural(days, "day"), hours=plural(hours, "hour"))
     if days:
-        return " ".join([unit(days, "day")] + ([unit(hours, "hour")] if hours else []))
+        return plural(days, "day")
+    if hours and minutes:
+        return gettext("%(hours)s %(minutes)s", hours=plural(hours, "hour"), minutes=plural(minutes, "minute"))
     if hours:
-        return " ".join([unit(hours, "hour")] + ([unit(minutes, "minute")] if minutes else []))
+        return plural(hours, "hour")
     if minutes:
-        return unit(minutes, "minute")
-    return unit(secs, "second")
+        return plural(minutes, "minute")
+    return plural(secs, "second")
 
 
 def local_time_text(when: datetime, seat: Seat | None) -> str:
-    """'Tuesday 3 March, 14:00 (Europe/Paris)' in the seat's zone."""
+    """'Tuesday 3 March 2026, 14:00 (Europe/Paris)' in the seat's zone; in French and Vietnamese
+    (i18n.current()) as Babel writes it, 'mardi 3 mars 2026, 14:00', the zone named only for a
+    seat that set none ('(UTC)')."""
     zone = seat_zone(seat)
+    if i18n.current() != i18n.DEFAULT:
+        text = i18n.format_datetime(when, zone, date_format="full")
+        return text if zone.key != "UTC" else f"{text} (UTC)"
     local = to_local(when, zone)
     return f"{local:%A} {local.day} {local:%B %Y, %H:%M} ({zone.key})"

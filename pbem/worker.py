@@ -32,6 +32,10 @@ log = logging.getLogger("pbem.worker")
 # A periodic clock sweep starts no new piece of work after this long; the rest stays due for
 # the next poll, so a backlog (1,000 timeouts at once) never holds the job, or a stop, for long.
 SWEEP_BUDGET_SECONDS = 0.4
+# The bots job starts no new bot move after this long (an expert bot thinks up to a second of
+# CPU a move): a backlog of due bot moves drains over polls, and the worker's other jobs and a
+# stop are never held up for longer than this plus one move.
+BOTS_BUDGET_SECONDS = 2.0
 JOBS = ("bots", "clocks", "deliver")  # in run_once, mail goes last: it sends what the others queued
 # Rows claimed (leased) at a time: a worker that dies mid-batch delays at most this many emails
 # by the lease (`pbem.mail.delivery.lease_seconds`, 5 minutes or more). A backlog drains batch
@@ -65,7 +69,7 @@ def _deliver(engine: Engine, cfg: Config, now: datetime | None, stop: Callable[[
 
 
 def _bots(engine: Engine, cfg: Config, now: datetime | None) -> dict[str, int]:
-    return {"moves": play_due_bots(engine, cfg, now)}
+    return {"moves": play_due_bots(engine, cfg, now, budget_seconds=BOTS_BUDGET_SECONDS)}
 
 
 def _clocks(engine: Engine, cfg: Config, now: datetime | None,

@@ -93,10 +93,43 @@ def database_url(request: pytest.FixtureRequest, tmp_path, pg_database) -> Itera
         yield f"sqlite:///{target}"
         return
     engine = make_engine(pg_database)
-    SQLModel.metadata.drop_all(engine)
-    create_all(engine)
-    engine.dispose()
+    try:
+        # Emptying the tables takes ~20 ms where drop_all + create_all took ~700 ms a test (the
+        # PostgreSQL run went from 408 s to ... s); a test that changed the schema (migrations)
+        # leaves another fingerprint, and the next test gets the schema built anew.
+        if _PG_SCHEMA.get(pg_database) == _schema_fingerprint(engine):
+            _empty_tables(engine)
+        else:
+            SQLModel.metadata.drop_all(engine)
+            create_all(engine)
+            _PG_SCHEMA[pg_database] = _schema_fingerprint(engine)
+    finally:
+        engine.dispose()
     yield pg_database
+
+
+_PG_SCHEMA: dict[str, tuple] = {}
+
+
+def _schema_fingerprint(engine) -> tuple:
+    """Every table, column, type, default, constraint and index of the public schema."""
+    queries = (
+        "select table_name, column_name, data_type, is_nullable, coalesce(column_default, '')"
+        " from information_schema.columns where table_schema = 'public'",
+        "select tablename, indexname, indexdef from pg_indexes where schemaname = 'public'",
+        "select conrelid::regclass::text, conname, pg_get_constraintdef(oid) from pg_constraint"
+        " where connamespace = 'public'::regnamespace",
+    )
+    with engine.connect() as conn:
+        return tuple(tuple(sorted(tuple(r) for r in conn.execute(text(q)))) for q in queries)
+
+
+def _empty_tables(engine) -> None:
+    from sqlmodel import SQLModel
+
+    names = ", ".join(f'"{t.name}"' for t in SQLModel.metadata.sorted_tables)
+    with engine.begin() as conn:
+        conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -53,8 +53,10 @@ def _options(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 @click.command("create-game")
-@click.option("--player", "players", multiple=True, metavar='"NAME <EMAIL>"|bot:greedy|bot:random',
-              help="A seat, in seat order (repeat the option).")
+@click.option("--player", "players", multiple=True, metavar='"NAME <EMAIL> [fr]"|bot:greedy|bot:random',
+              help="A seat, in seat order (repeat the option). A person's may end with their language "
+                   "in brackets: [en], [fr] or [vi] (default: the language the address chose last, "
+                   "else English).")
 @click.option("--teams", is_flag=True, help="Team play (4, 6 or 8 players; neighbours are partners).")
 @click.option("--seed", help="Shuffle with this seed: a predictable deal, for tests and replays only "
                              "(default: dealt from the system's randomness).")
@@ -66,10 +68,12 @@ def _options(pairs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--deadline-hours", default="72", help="Hours a player has for a turn.")
 @click.option("--reminders", default="50,85", help="Reminders at these percentages of the deadline.")
 @click.option("--on-timeout", default="autoplay", help="autoplay | pause | bot")
+@click.option("--table-talk", is_flag=True, help="Players of an individual game may talk to the whole "
+                                                 "table by replying (partners in team games always may).")
 @with_appcontext
 def create_game_command(players: tuple[str, ...], teams: bool, seed: str | None,
                         deck_file: str | None, options: tuple[str, ...], name: str,
-                        deadline_hours: str, reminders: str, on_timeout: str) -> None:
+                        deadline_hours: str, reminders: str, on_timeout: str, table_talk: bool) -> None:
     """Create and start a game; print its id alone on the last line."""
     deck = _deck(deck_file)
     try:
@@ -79,7 +83,7 @@ def create_game_command(players: tuple[str, ...], teams: bool, seed: str | None,
                 seed=_number(seed, "The seed"), deck=deck,  # type: ignore[arg-type]  # _number gives the kind asked
                 options=_options(options), name=name,
                 deadline_hours=_number(deadline_hours, "The deadline", float),  # type: ignore[arg-type]  # _number gives the kind asked
-                reminders=reminders, on_timeout=on_timeout)
+                reminders=reminders, on_timeout=on_timeout, table_talk=table_talk)
             # Never the seed or the deck: they give away every hand and the draw pile.
             dealt = ("the given seed" if game.seed is not None else
                      "the deck file" if deck is not None else "the system's randomness")

@@ -16,12 +16,13 @@ from sqlmodel import Session
 
 from pbem.games.clocks import reminders
 from pbem.games.clocks.notices import add_news
+from pbem.i18n import gettext as _
 from pbem.letters import emails
 from pbem.schedule import is_clocked, plan_turn, replan_reminders
 from pbem.config import Config
 from pbem.games.service import (
     GameError, GameNotRunning, NotFound, check_email, check_running, is_bot_seat,
-    lock_game_with_seats, start_turn,
+    lock_game_with_seats, play_forced_turn, start_turn,
 )
 from pbem.models import Game, GameStatus, Seat, SeatKind
 
@@ -63,8 +64,9 @@ def pause_game(session: Session, cfg: Config, game_id: int, *, now: datetime, ac
 
 
 def resume_game(session: Session, cfg: Config, game_id: int, *, now: datetime, actor: str) -> Game:
-    """Resume a paused game: the player to move gets the time they had left (a fresh turn if the
-    game paused on their deadline) and a new turn email."""
+    """Resume a paused game: every player is told (the pause email promised it); the player to
+    move gets the time they had left (a fresh turn if the game paused on their deadline) and a
+    new turn email, or their forced turn is played for them."""
     game, seats = lock_game_with_seats(session, game_id)
     if game.status != GameStatus.PAUSED:
         raise GameNotRunning("Only a paused game can be resumed.", 409)
@@ -78,7 +80,10 @@ def resume_game(session: Session, cfg: Config, game_id: int, *, now: datetime, a
     else:
         start_turn(game, seats, cfg, now)
     session.add(game)
-    if seat is not None and not is_bot_seat(seat):
+    session.flush()  # the row as stored: a forced turn is played by its version
+    played = play_forced_turn(session, cfg, game, seats, now)  # its next turn email comes with it
+    emails.queue_resumed(session, cfg, game, seats, now=now)  # who is to move after that
+    if seat is not None and not is_bot_seat(seat) and not played:
         emails.queue_turn(session, cfg, game, seat)
     _log("resume", game, actor)
     return game
@@ -100,8 +105,11 @@ def hand_seat_to_bot(session: Session, cfg: Config, game_id: int, position: int,
         start_turn(game, seats, cfg, now)
         session.add(game)
     emails.queue_seat_to_bot(session, cfg, game, seat, reason=reason, now=now)
-    why = " after missing a deadline" if reason == "timeout" else ""
-    add_news(session, game, seats, f"The bot now plays {seat.name}'s seat{why}.", now=now, skip=seat)
+    def news() -> str:  # in each reader's language
+        if reason == "timeout":
+            return _("The bot now plays %(name)s's seat after missing a deadline.", name=seat.name)
+        return _("The bot now plays %(name)s's seat.", name=seat.name)
+    add_news(session, game, seats, news, now=now, skip=seat)
     _log("seat_to_bot", game, actor, seat=position, reason=reason or "-")
     return seat
 
@@ -122,9 +130,14 @@ def hand_seat_back(session: Session, cfg: Config, game_id: int, position: int, *
     if their_turn:
         start_turn(game, seats, cfg, now)
         session.add(game)
-        emails.queue_turn(session, cfg, game, seat)
+        session.flush()  # the row as stored: a forced turn is played by its version
+        if play_forced_turn(session, cfg, game, seats, now):
+            their_turn = False  # played for them at once: the notice tells them their seat is back
+        else:
+            emails.queue_turn(session, cfg, game, seat)
     emails.queue_seat_back(session, cfg, game, seat, now=now, their_turn=their_turn)
-    add_news(session, game, seats, f"{seat.name} plays their own seat again.", now=now, skip=seat)
+    add_news(session, game, seats, lambda: _("%(name)s plays their own seat again.", name=seat.name),
+             now=now, skip=seat)
     _log("seat_back", game, actor, seat=position)
     return seat
 

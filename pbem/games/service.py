@@ -15,7 +15,7 @@ import re
 import secrets
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from email.errors import HeaderParseError
 from email.headerregistry import Address
@@ -35,10 +35,16 @@ from pbem.config import Config
 from pbem.db import session_scope
 from pbem.letters import notify
 from pbem.mail.outbox import mail_domain  # the one Message-ID domain (thread ids too)
-from pbem.models import Game, GameStatus, MoveRecord, Seat, SeatKind, utcnow
+from pbem.i18n import LANGUAGES, PSEUDO
+from pbem.i18n import gettext as _  # what a player reads: in the seat's language (pages domain)
+from pbem.games.move_refusals import move_refusal
+from pbem.models import AddressPreference, Game, GameStatus, MoveRecord, Seat, SeatKind, utcnow
 from pbem.store import dump_state, load_state  # re-exported: many callers read a game's state here
 
-MAX_NAME_LENGTH = 40
+MAX_NAME_LENGTH = 40  # a player's name (the admin form's maxlength is this)
+MAX_GAME_NAME_LENGTH = 80  # a game's name: it leads every subject line
+# Forced turns played one after another at most (a game is shorter: I2), then a turn email.
+MAX_FORCED_CHAIN = 500
 BOT_RETRY_DELAY = timedelta(minutes=5)  # after an unexpected error in one game's bot move
 MAX_DEADLINE_HOURS = 24 * 365
 ON_TIMEOUT_CHOICES = ("autoplay", "pause", "bot")
@@ -93,21 +99,51 @@ class SeatSpec:
     email: str | None = None
     kind: str = SeatKind.HUMAN
     bot: str | None = None
+    # "en", "fr", "vi" (pbem/i18n.py); None: the language the address chose last, else English.
+    language: str | None = None
 
 
 _PLAYER_RE = re.compile(r"^\s*(?P<name>.*?)\s*<(?P<email>[^<>]*)>\s*$", re.S)
+# 'Élodie <elodie@example.com> [fr]': a person's spec may end with the code of their language.
+_LANGUAGE_RE = re.compile(r"^(?P<player>.*?)\s*\[\s*(?P<code>[^\[\]]*?)\s*\]\s*$", re.S)
+
+
+def check_language(code: str) -> str:
+    """A language we speak ("fr", "FR" -> "fr"), or GameError."""
+    if code.strip().lower() not in LANGUAGES:
+        raise GameError(f"Unknown language {code.strip()!r}: choose one of {', '.join(LANGUAGES)}.")
+    return code.strip().lower()
+
+
+# What a name may not hold: control characters (C0, DEL, C1: line breaks and tabs included),
+# the line and paragraph separators, and the bidirectional embeddings, overrides and isolates
+# (they reorder the text around the name on a page or in an email). Every other character is
+# fine: emoji sequences with their zero-width joiner (U+200D, the pirate flag) and the
+# zero-width non-joiner of Persian and Indic scripts (U+200C), the left-to-right and
+# right-to-left marks.
+_NOT_IN_NAMES = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _check_text_name(name: str, what: str, limit: int) -> str:
+    """`name` normalised (NFC, outer spaces off), or GameError naming `what` ("A player name")."""
+    name = unicodedata.normalize("NFC", name).strip()
+    if not name:
+        raise GameError(NAME_NEEDED if what == "A player name" else f"{what} may not be empty.")
+    if _NOT_IN_NAMES.search(name):
+        raise GameError(f"{what} may not contain line breaks or control characters.")
+    if len(name) > limit:
+        raise GameError(f"{what} may have at most {limit} characters.")
+    return name
 
 
 def check_name(name: str) -> str:
-    """A display name safe for headers and pages, or GameError."""
-    name = unicodedata.normalize("NFC", name).strip()
-    if not name:
-        raise GameError(NAME_NEEDED)
-    if any(unicodedata.category(ch).startswith("C") for ch in name):
-        raise GameError("A player name may not contain line breaks or control characters.")
-    if len(name) > MAX_NAME_LENGTH:
-        raise GameError(f"A player name may have at most {MAX_NAME_LENGTH} characters.")
-    return name
+    """A player's display name safe for headers and pages, or GameError."""
+    return _check_text_name(name, "A player name", MAX_NAME_LENGTH)
+
+
+def check_game_name(name: str) -> str:
+    """A game's name (subjects and pages), or GameError with the game name's own sentence."""
+    return _check_text_name(name, "A game name", MAX_GAME_NAME_LENGTH)
 
 
 def check_email(address: str) -> str:
@@ -131,8 +167,12 @@ def check_email(address: str) -> str:
 
 
 def parse_player(text: str) -> SeatSpec:
-    """'Ann <ann@example.com>', 'ann@example.com' or 'bot:greedy' / 'bot:random' -> SeatSpec."""
+    """'Ann <ann@example.com>', 'ann@example.com' or 'bot:greedy' / 'bot:random' -> SeatSpec;
+    a person's spec may end with their language: 'Élodie <elodie@example.com> [fr]'."""
     text = text.strip()
+    tagged = _LANGUAGE_RE.match(text)
+    if tagged and not tagged["player"].lower().startswith("bot:"):
+        return replace(parse_player(tagged["player"]), language=check_language(tagged["code"]))
     if text.lower().startswith("bot:"):
         bot = text[4:].strip().lower()
         if bot not in engine.bots.BOTS:
@@ -155,7 +195,7 @@ def _number_bots(specs: list[SeatSpec]) -> list[SeatSpec]:
         key = spec.name.casefold()
         if key in seen and spec.kind == SeatKind.BOT:
             seen[key] += 1
-            spec = SeatSpec(f"{spec.name} {seen[key]}", spec.email, spec.kind, spec.bot)
+            spec = replace(spec, name=f"{spec.name} {seen[key]}")
         else:
             seen[key] = 1
         out.append(spec)
@@ -267,6 +307,8 @@ def setup_problems(players: Sequence[SeatSpec], *, teams: bool = False, seed: in
     seen_names: set[str] = set()
     seen_emails: set[str] = set()
     for seat, spec in enumerate(players):
+        if spec.language is not None and spec.language not in LANGUAGES:
+            problems.append(_problem(check_language, spec.language, "language", seat))
         if spec.kind == SeatKind.BOT:
             if spec.bot not in engine.bots.BOTS:
                 problems.append(SetupProblem(
@@ -321,8 +363,18 @@ def setup_problems(players: Sequence[SeatSpec], *, teams: bool = False, seed: in
                                      "deadline_hours"))
     problems.append(_problem(_reminder_ladder, reminders, "reminders"))
     if name.strip():
-        problems.append(_problem(check_name, name, "name"))
-    return [p for p in problems if p is not None]
+        problems.append(_problem(check_game_name, name, "name"))
+    return [_naming_the_seat(p, players) for p in problems if p is not None]
+
+
+def _naming_the_seat(problem: SetupProblem, players: Sequence[SeatSpec]) -> SetupProblem:
+    """A seat's problem says which seat it is ("Seat 2 (Bob): ..."): the CLI shows the sentence
+    alone, and the form marks the seat's field besides."""
+    if problem.seat is None:
+        return problem
+    name = unicodedata.normalize("NFC", players[problem.seat].name).strip()
+    shown = f" ({name})" if name and len(name) <= MAX_NAME_LENGTH and not _NOT_IN_NAMES.search(name) else ""
+    return SetupProblem(f"Seat {problem.seat + 1}{shown}: {problem.message}", problem.field, problem.seat)
 
 
 
@@ -343,16 +395,21 @@ def check_setup(players: Sequence[SeatSpec | str], *, teams: bool = False, seed:
                 name: str = "", deadline_hours: float = 72.0, reminders: str = "50,85",
                 on_timeout: str = "autoplay") -> GameSetup:
     """The setup, normalised, or SetupError with every problem (`setup_problems`)."""
-    specs = [p if isinstance(p, SeatSpec) else parse_player(p) for p in players]
+    specs = []
+    for seat, player in enumerate(players):
+        try:
+            specs.append(player if isinstance(player, SeatSpec) else parse_player(player))
+        except GameError as exc:
+            raise SetupError([SetupProblem(f"Seat {seat + 1}: {exc.message}", "name", seat)]) from None
     problems = setup_problems(specs, teams=teams, seed=seed, deck=deck, options=options, name=name,
                               deadline_hours=deadline_hours, reminders=reminders, on_timeout=on_timeout)
     if problems:
         raise SetupError(problems)
     return GameSetup(
-        specs=_number_bots([SeatSpec(check_name(s.name), s.email and s.email.strip(), s.kind, s.bot)
+        specs=_number_bots([replace(s, name=check_name(s.name), email=s.email and s.email.strip())
                             for s in specs]),
         options=options if isinstance(options, engine.Options) else parse_options(options),
-        name=check_name(name) if name.strip() else "",
+        name=check_game_name(name) if name.strip() else "",
         deck=engine.validate_deck(deck) if deck is not None else None,
         reminders=_reminder_ladder(reminders),
     )
@@ -372,9 +429,12 @@ def create_game(
     deadline_hours: float = 72.0,
     reminders: str = "50,85",
     on_timeout: str = "autoplay",
+    table_talk: bool = False,
     now: datetime | None = None,
 ) -> Game:
     """Create and start a game; queue the welcome emails and the first turn email.
+    `table_talk`: players of an individual game may talk to the whole table (team games always
+    let partners talk; pbem/games/talk.py).
 
     Raises GameError (one-line reason; SetupError from `check_setup`) before writing anything if
     the setup is refused.
@@ -410,22 +470,81 @@ def create_game(
         deadline_hours=float(deadline_hours),
         reminders=",".join(f"{p:g}" for p in ladder),
         on_timeout=on_timeout,
+        table_talk=table_talk,
     )
     session.add(game)
     session.flush()
     assert game.id is not None  # the flush gave the game its id
     seats = []
+    remembered = remembered_languages(session, [s.email for s in specs if s.language is None])
     for position, spec in enumerate(specs):
+        language = spec.language or remembered.get((spec.email or "").lower(), "en")
         seat = Seat(game_id=game.id, position=position, name=spec.name, email=spec.email,
                     kind=spec.kind, bot=spec.bot, team=engine.team_of(state, position),
-                    link_nonce=secrets.token_hex(8))
+                    link_nonce=secrets.token_hex(8), language=language)
         session.add(seat)
         seats.append(seat)
     session.flush()
     start_turn(game, seats, cfg, now)
-    notify.queue_game_start(session, cfg, game, seats, state)
+    session.flush()  # the game row as stored: a forced first turn updates it by its version
+    forced = state.to_move is not None and forced_move(seats[state.to_move], state) is not None
+    notify.queue_game_start(session, cfg, game, seats, state, turn_email=not forced)
+    if forced:
+        play_forced_turn(session, cfg, game, seats, now, state=state)
     session.flush()
     return game
+
+
+# ---------------------------------------------------------------- languages
+def remembered_languages(session: Session, emails: Sequence[str | None]) -> dict[str, str]:
+    """The language each address chose last (lower-case address -> code), for a new game."""
+    keys = sorted({e.strip().lower() for e in emails if e})
+    if not keys:
+        return {}
+    rows = session.exec(select(AddressPreference).where(col(AddressPreference.email).in_(keys))).all()
+    # The pseudo-locale is stored by tests only (set_seat_language refuses it): every word marked.
+    return {row.email: row.language for row in rows if row.language in LANGUAGES or row.language == PSEUDO}
+
+
+def remember_language(session: Session, email: str | None, code: str, now: datetime | None = None) -> None:
+    """The next game `email` joins starts in `code`."""
+    if not email:
+        return
+    key = email.strip().lower()
+    row = session.get(AddressPreference, key)
+    if row is None:
+        try:
+            with session.begin_nested():  # the address's first choice...
+                session.add(AddressPreference(email=key, language=code, updated_at=now or utcnow()))
+            return
+        except IntegrityError:  # ...made at the same moment in another game: this one is the last
+            row = session.get(AddressPreference, key)
+    if row is not None:
+        row.language, row.updated_at = code, now or utcnow()
+        session.add(row)
+
+
+def set_seat_language(session: Session, seat: Seat, code: str, now: datetime | None = None) -> bool:
+    """The seat reads `code` from now on (pages at once, emails from the next one), and its
+    address's next game starts in it. GameError for a language we do not speak; False if it was
+    the seat's language already."""
+    code = check_language(code)
+    changed = seat.language != code
+    seat.language = code
+    session.add(seat)
+    remember_language(session, seat.email, code, now)
+    return changed
+
+
+def change_seat_language(session: Session, game_id: int, position: int, code: str, *,
+                         now: datetime | None = None) -> Seat:
+    """The admin's change of a seat's language (`set_seat_language`), the game row locked."""
+    _game, seats = lock_game_with_seats(session, game_id)
+    seat = next((s for s in seats if s.position == position), None)
+    if seat is None:
+        raise NotFound(f"Game {game_id} has no seat {position + 1}.")
+    set_seat_language(session, seat, code, now)
+    return seat
 
 
 # ---------------------------------------------------------------- moves
@@ -469,11 +588,22 @@ class PlannedMove:
                            self.events, self.state.finished, self.state.to_move)
 
 
+def forced_move(seat: Seat, state: engine.GameState) -> dict[str, Any] | None:
+    """The move the service plays at once for `seat`: the only legal move of its turn (a draw,
+    mostly) when its player asked for it ("play my forced moves for me"); never a choice of
+    two. Bots play their own turns (`play_due_bots`)."""
+    if (state.finished or state.to_move != seat.position or not seat.play_forced
+            or seat.kind != SeatKind.HUMAN or is_bot_seat(seat)):
+        return None
+    moves = engine.legal_moves(state)
+    return moves[0] if len(moves) == 1 else None
+
+
 def lock_game_with_seats(session: Session, game_id: int) -> tuple[Game, list[Seat]]:
     """`lock_game` and `seats_of` in one round trip (the move path)."""
     rows = session.exec(_LOCK_GAME_WITH_SEATS, params={"game_id": game_id}).all()
     if not rows:
-        raise NotFound("There is no such game.")
+        raise NotFound(_("There is no such game."))
     return rows[0][0], [seat for _game, seat in rows]
 
 
@@ -481,17 +611,17 @@ def lock_game(session: Session, game_id: int) -> Game:
     """The game row, locked for this transaction (SELECT ... FOR UPDATE; SQLite: BEGIN IMMEDIATE)."""
     game = session.exec(_LOCK_GAME, params={"game_id": game_id}).first()
     if game is None:
-        raise NotFound("There is no such game.")
+        raise NotFound(_("There is no such game."))
     return game
 
 
 def check_running(game: Game) -> None:
     if game.status == GameStatus.PAUSED:
-        raise GameNotRunning("This game is paused: moves wait until an admin resumes it.", 409)
+        raise GameNotRunning(_("This game is paused: moves wait until an admin resumes it."), 409)
     if game.status == GameStatus.FINISHED:
-        raise GameNotRunning("This game is over: no more moves can be played.", 410)
+        raise GameNotRunning(_("This game is over: no more moves can be played."), 410)
     if game.status == GameStatus.ABORTED:
-        raise GameNotRunning("This game was stopped by an admin: no more moves can be played.", 410)
+        raise GameNotRunning(_("This game was stopped by an admin: no more moves can be played."), 410)
 
 
 def refusal(session: Session, game: Game, position: int, move: dict[str, Any],
@@ -509,7 +639,7 @@ def refusal(session: Session, game: Game, position: int, move: dict[str, Any],
         played = session.exec(select(MoveRecord).where(
             MoveRecord.game_id == game.id, MoveRecord.number == expected_version + 1)).first()
         if played is not None and played.seat == position and json.loads(played.move_json) == move:
-            already = StaleMove("You already played this move; it counted once.")
+            already = StaleMove(_("You already played this move; it counted once."))
             already.already_played = True
             return already
     try:
@@ -517,15 +647,15 @@ def refusal(session: Session, game: Game, position: int, move: dict[str, Any],
     except GameError as exc:
         return exc
     if stale:
-        return StaleMove("This link is from an older email: the game has moved on since. "
-                         "Open your game page to see the moves you have now.")
+        return StaleMove(_("This link is from an older email: the game has moved on since. "
+                           "Open your game page to see the moves you have now."))
     if player is not None and player.handed_to_bot:
-        return GameError("A bot plays your seat now; ask the game's admin to hand it back to you.", 409)
+        return GameError(_("A bot plays your seat now; ask the game's admin to hand it back to you."), 409)
     if check_rules:
         try:
             engine.check_move(state or load_state(game), position, move)
         except engine.IllegalMove as exc:
-            return IllegalMoveError(str(exc))
+            return IllegalMoveError(move_refusal(exc))
     return None
 
 
@@ -539,9 +669,9 @@ def plan_move(session: Session, cfg: Config, game: Game, seats: list[Seat], posi
     try:
         move = engine.normalize_move(move)
     except engine.IllegalMove as exc:
-        raise IllegalMoveError(str(exc)) from None
+        raise IllegalMoveError(move_refusal(exc)) from None
     if not 0 <= position < len(seats):
-        raise IllegalMoveError("There is no such seat in this game.")
+        raise IllegalMoveError(_("There is no such seat in this game."))
     problem = refusal(session, game, position, move, expected_version, check_rules=False,
                       player=seats[position] if source == "player" else None)
     if problem is not None:
@@ -549,7 +679,7 @@ def plan_move(session: Session, cfg: Config, game: Game, seats: list[Seat], posi
     try:
         state, events = engine.apply_move(state or load_state(game), position, move)
     except engine.IllegalMove as exc:
-        raise IllegalMoveError(str(exc)) from None
+        raise IllegalMoveError(move_refusal(exc)) from None
     values: dict[str, Any] = {
         "state_json": dump_state(state), "version": state.version, "to_move": state.to_move,
         "updated_at": now,
@@ -564,30 +694,81 @@ def plan_move(session: Session, cfg: Config, game: Game, seats: list[Seat], posi
 
 def store_moves(session: Session, cfg: Config, planned: list[PlannedMove]) -> list[MoveOutcome]:
     """Store planned moves of different games: one versioned UPDATE and one INSERT into the move
-    log for all of them, then their notices and emails (queued in this transaction)."""
+    log for all of them, then their notices and emails (queued in this transaction), then the
+    forced moves that follow (`forced_move`: source "forced", the same checks and log)."""
     if not planned:
         return []
+    _store_rows(session, planned)
+    outcomes = [p.outcome() for p in planned]
+    # A forced turn is played at once (`forced_move`), and so may the next one be: the chain
+    # ends at a real choice or the end of the game, and within MAX_FORCED_CHAIN all the same.
+    for chain in range(MAX_FORCED_CHAIN + 1):
+        planned = _after_stored(session, cfg, planned, play_forced=chain < MAX_FORCED_CHAIN)
+        if not planned:
+            break
+        _store_rows(session, planned)
+    return outcomes
+
+
+def _store_rows(session: Session, planned: list[PlannedMove]) -> None:
+    """The versioned UPDATE of each game row and the INSERT into the move log."""
     connection = session.connection()
     result = connection.execute(_STORE_MOVE, [
         {"b_id": p.game.id, "b_version": p.game.version, **p.values} for p in planned])
     if result.rowcount != len(planned):
-        raise StaleMove("Someone else's move was stored first. Open your game page.")
+        raise StaleMove(_("Someone else's move was stored first. Open your game page."))
     try:
         connection.execute(_INSERT_MOVE, [
             {"game_id": p.game.id, "number": p.state.version, "seat": p.position,
              "move_json": json.dumps(p.move, sort_keys=True), "events_json": json.dumps(p.events),
              "source": p.source, "created_at": p.now} for p in planned])
     except IntegrityError:
-        raise StaleMove("This move was already stored. Open your game page.") from None
+        raise StaleMove(_("This move was already stored. Open your game page.")) from None
+
+
+def _after_stored(session: Session, cfg: Config, planned: list[PlannedMove], *,
+                  play_forced: bool) -> list[PlannedMove]:
+    """The stored moves' notices and emails; returns the forced moves that follow them, planned
+    (their turn emails are not sent: the seat's next email says what was played for it)."""
+    forced = []
     for p in planned:
         for key, value in p.values.items():  # the stored row, without marking the object dirty
             set_committed_value(p.game, key, value)
-        record_attacks(session, cfg, p.game, p.seats, p.events, p.now)
         if p.state.finished:
+            record_attacks(session, cfg, p.game, p.seats, p.events, p.now)
             notify.queue_game_over(session, cfg, p.game, p.seats, p.state)
-        else:
-            notify.queue_turn_email(session, cfg, p.game, p.seats[p.state.to_move], p.state)  # type: ignore[index]  # not finished: to_move is set
-    return [p.outcome() for p in planned]
+            continue
+        seat = p.seats[p.state.to_move]  # type: ignore[index]  # not finished: to_move is set
+        move = forced_move(seat, p.state) if play_forced else None
+        if move is not None:
+            record_attacks(session, cfg, p.game, p.seats, p.events, p.now)
+            forced.append(plan_move(session, cfg, p.game, p.seats, seat.position, move,
+                                    expected_version=p.state.version, source="forced", now=p.now,
+                                    state=p.state))
+            continue
+        told = notify.queue_turn_email(session, cfg, p.game, seat, p.state)
+        # The turn email queued now tells its reader of the attacks on their ships ("since your
+        # last turn"): no "your ship was attacked" email besides it.
+        record_attacks(session, cfg, p.game, p.seats, p.events, p.now,
+                       told=seat if told is not None else None)
+    return forced
+
+
+def play_forced_turn(session: Session, cfg: Config, game: Game, seats: list[Seat], now: datetime, *,
+                     state: engine.GameState | None = None) -> bool:
+    """Play the turn of the seat to move if it is forced (`forced_move`), and the forced turns
+    after it; False (nothing done) when that seat has a choice. The game row must be locked and
+    flushed (its pending changes would overwrite the move's UPDATE at the commit)."""
+    if game.status != GameStatus.RUNNING or game.to_move is None:
+        return False
+    state = state or load_state(game)
+    move = forced_move(seats[game.to_move], state)
+    if move is None:
+        return False
+    store_moves(session, cfg, [plan_move(session, cfg, game, seats, game.to_move, move,
+                                         expected_version=game.version, source="forced", now=now,
+                                         state=state)])
+    return True
 
 
 def apply_game_move(
@@ -636,23 +817,56 @@ def bot_move(game: Game, seat: Seat, state: engine.GameState,
     return bot.choose(view or engine.player_view(state, seat.position), bot_rng(cfg, game, seat))
 
 
-def _play_one_bot(session: Session, cfg: Config, game_id: int, now: datetime) -> bool:
-    game, seats = lock_game_with_seats(session, game_id)
-    if (game.status != GameStatus.RUNNING or game.bot_due_at is None or game.bot_due_at > now
-            or game.to_move is None):
-        return False
-    seat = seats[game.to_move]
-    if not is_bot_seat(seat):
-        game.bot_due_at = None
-        session.add(game)
-        return False
-    move = bot_move(game, seat, load_state(game), cfg=cfg)
-    apply_game_move(session, cfg, game_id, seat.position, move, expected_version=game.version,
-                    source="bot", now=now, game=game, seats=seats)
-    return True
+def _play_one_bot(engine_or_session: Engine | Session, cfg: Config, game_id: int,
+                  now: datetime) -> bool:
+    """Play the game's due bot move, if it still is one; True if a move was played.
+
+    Given an Engine, the bot thinks outside any transaction (a search bot takes up to a second:
+    holding the game row that long, on SQLite the whole database's write lock, would hold up
+    mail delivery and the clocks), then the move is applied under the row lock only if the game
+    has not moved on meanwhile. Given a Session, all of it happens in the caller's transaction.
+    """
+    if isinstance(engine_or_session, Session):
+        session = engine_or_session
+        game, seats = lock_game_with_seats(session, game_id)
+        if (game.status != GameStatus.RUNNING or game.bot_due_at is None or game.bot_due_at > now
+                or game.to_move is None):
+            return False
+        seat = seats[game.to_move]
+        if not is_bot_seat(seat):
+            game.bot_due_at = None
+            session.add(game)
+            return False
+        move = bot_move(game, seat, load_state(game), cfg=cfg)
+        apply_game_move(session, cfg, game_id, seat.position, move, expected_version=game.version,
+                        source="bot", now=now, game=game, seats=seats)
+        return True
+    with session_scope(engine_or_session) as s:  # a plain read: no row lock while thinking
+        read = s.get(Game, game_id)
+        if (read is None or read.status != GameStatus.RUNNING or read.bot_due_at is None
+                or read.bot_due_at > now or read.to_move is None):
+            return False
+        seat = seats_of(s, game_id)[read.to_move]
+        version = read.version
+        state = load_state(read)
+    planned = bot_move(read, seat, state, cfg=cfg) if is_bot_seat(seat) else None  # no transaction
+    with session_scope(engine_or_session) as s:
+        game, seats = lock_game_with_seats(s, game_id)
+        if (game.version != version or game.status != GameStatus.RUNNING
+                or game.bot_due_at is None or game.bot_due_at > now or game.to_move is None):
+            return False  # moved on while the bot thought: the next poll looks again
+        seat = seats[game.to_move]
+        if planned is None or not is_bot_seat(seat):
+            game.bot_due_at = None
+            s.add(game)
+            return False
+        apply_game_move(s, cfg, game_id, seat.position, planned, expected_version=version,
+                        source="bot", now=now, game=game, seats=seats)
+        return True
 
 
 def due_bot_games(session: Session, now: datetime, limit: int = 100) -> list[int]:
+    """Ids of running games with a bot move due at `now`, the longest waiting first."""
     ids = session.exec(
         select(col(Game.id)).where(Game.status == GameStatus.RUNNING, col(Game.bot_due_at) <= now)
         .order_by(col(Game.bot_due_at)).limit(limit))
@@ -669,13 +883,17 @@ def _defer_bot(engine_or_session: Engine | Session, game_id: int, when: datetime
 
 
 def play_due_bots(engine_or_session: Engine | Session, cfg: Config, now: datetime | None = None,
-                  max_moves: int = 1000) -> int:
-    """Play every bot move due at `now`; returns how many were played.
+                  max_moves: int = 1000, budget_seconds: float | None = None) -> int:
+    """Play the bot moves due at `now`, oldest due first; returns how many were played.
 
+    `budget_seconds`: no new move is started once this much wall time has passed (at least one
+    is played), so a backlog of thinking bots drains over the worker's polls instead of holding
+    up its other jobs; what is left stays due. None: play everything that is due.
     Given an Engine, each move is its own transaction (two workers may run this at once: the
     row lock and version check make the second one skip). Given a Session, the caller commits.
     """
     now = now or utcnow()
+    started = utcnow()
     played = 0
     while played < max_moves:
         progressed = False
@@ -685,13 +903,15 @@ def play_due_bots(engine_or_session: Engine | Session, cfg: Config, now: datetim
             with session_scope(engine_or_session) as s:
                 ids = due_bot_games(s, now)
         for game_id in ids:
+            if (budget_seconds is not None and played
+                    and (utcnow() - started).total_seconds() >= budget_seconds):
+                return played
             try:
                 if isinstance(engine_or_session, Session):
                     with engine_or_session.begin_nested():
                         ok = _play_one_bot(engine_or_session, cfg, game_id, now)
                 else:
-                    with session_scope(engine_or_session) as s:
-                        ok = _play_one_bot(s, cfg, game_id, now)
+                    ok = _play_one_bot(engine_or_session, cfg, game_id, now)
             except StaleMove:  # another worker played it first
                 ok = False
             except Exception:  # noqa: BLE001  (one broken game, an illegal bot move included, must not stop every other bot)

@@ -8,6 +8,12 @@ every hand. `move_log(records, view)` is the move log in words for either viewer
 Cards carry their colour as a word as well as a colour (colour-blind players). The colour word is
 `engine.colour_of`; pages colour it with the classes of pbem/static/colours.css (`card-green`,
 `colour-green`, `side-green`), emails inline `CardView.bg` / `.fg` from `_CARD_STYLE` below.
+
+Every word here is in the reader's language (pbem/i18n.py, catalog domain `emails`): cards,
+moves, events, outcomes and placings are worded from the engine's codes and parameters, one
+whole sentence per case (the reader's own sentences apart from another player's), never by
+translating the engine's English (`engine.describe_move` stays the English of `python -m engine`;
+in English, `describe_move` and `describe_event` here say exactly what it says).
 """
 from __future__ import annotations
 
@@ -17,6 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import engine
+from engine import explain
+from pbem.i18n import gettext as _
+from pbem.i18n import lazy, ngettext
 
 # Background and text colour of each colour word of `engine.colour_of` (the same values as
 # pbem/static/colours.css, for the emails' inline styles); the word is always printed too.
@@ -46,8 +55,51 @@ class CardView:
         return _CARD_STYLE[self.colour][1]
 
 
+# The cards' names in the reader's language, from their codes (engine.card_name is the
+# engine's English): one whole name per colour, so each language agrees its adjective.
+_PIRATE_NAME = {"green": lazy("Green %(n)s"), "blue": lazy("Blue %(n)s"),
+                "red": lazy("Red %(n)s"), "black": lazy("Black %(n)s")}
+_CAPTAIN_NAME = {"green": lazy("Green captain"), "blue": lazy("Blue captain"),
+                 "red": lazy("Red captain"), "black": lazy("Black captain")}
+# A side's colour as a word of its own ("Blue"), in labels and in sentences.
+_COLOUR_WORD = {"green": lazy("Green"), "blue": lazy("Blue"), "red": lazy("Red"),
+                "black": lazy("Black")}
+# Why a side cannot reinforce its colour on a ship, one sentence per colour so that each
+# language can agree the colour with its noun ("aucune carte verte"): alone, or in a team.
+_COLOUR_MISSING = {
+    "green": (lazy("You play Green on ship %(ship)s and hold no Green."),
+              lazy("Your team plays Green on ship %(ship)s and you hold no Green.")),
+    "blue": (lazy("You play Blue on ship %(ship)s and hold no Blue."),
+             lazy("Your team plays Blue on ship %(ship)s and you hold no Blue.")),
+    "red": (lazy("You play Red on ship %(ship)s and hold no Red."),
+            lazy("Your team plays Red on ship %(ship)s and you hold no Red.")),
+    "black": (lazy("You play Black on ship %(ship)s and hold no Black."),
+              lazy("Your team plays Black on ship %(ship)s and you hold no Black.")),
+}
+# Places in words, as the final scores print them (8 sides at most: 8 players).
+_ORDINALS = [lazy("1st"), lazy("2nd"), lazy("3rd"), lazy("4th"), lazy("5th"), lazy("6th"),
+             lazy("7th"), lazy("8th")]
+
+
+def card_name(code: str) -> str:
+    """"B3" -> "Blue 3" ("Corsaire bleu 3", "Tàu Hải Tặc xanh dương 3"), "BC" -> "Blue captain",
+    "AD" -> "Admiral", "M5" -> "Merchant ship (5 gold)", in the current language."""
+    colour = engine.colour_of(code)
+    if colour == "white":
+        return _("Admiral")
+    if colour == "merchant":
+        return _("Merchant ship (%(gold)s gold)", gold=code[1:])
+    if code[1] == "C":
+        return _(_CAPTAIN_NAME[colour])
+    return _(_PIRATE_NAME[colour], n=code[1:])
+
+
+def colour_word(colour: str) -> str:
+    return _(_COLOUR_WORD[colour]) if colour in _COLOUR_WORD else colour.capitalize()
+
+
 def card(code: str) -> CardView:
-    return CardView(code, engine.card_name(code), engine.colour_of(code))
+    return CardView(code, card_name(code), engine.colour_of(code))
 
 
 def colour_style(colour: str | None) -> tuple[str, str]:
@@ -60,32 +112,60 @@ def colour_style(colour: str | None) -> tuple[str, str]:
 Names = Callable[[int | None], str]
 
 
+def _capital_you(words: str) -> str:
+    """"you & Bob" opens a line as "You & Bob" (player names are left as they were typed)."""
+    you = _("you")
+    return _first_upper(you) + words[len(you):] if words.startswith(you) else words
+
+
+def _and(words: list[str]) -> str:
+    """"Blue", "Blue and Red", "Blue, Red and Green" in the current language."""
+    if len(words) == 1:
+        return words[0]
+    return _("%(first)s and %(last)s", first=", ".join(words[:-1]), last=words[-1])
+
+
 def _side(side: dict[str, Any], ship: dict[str, Any], name: Names) -> dict[str, Any]:
     colour = side["colour"]
     bg, fg = colour_style(colour)
+    leader = ship.get("leader")
+    counting = card(leader["card"]) if leader is not None and leader["side"] == side["side"] else None
     return {
-        "who": " & ".join(name(s) for s in side["seats"]),
+        "who": _capital_you(" & ".join(name(s) for s in side["seats"])),
         "colour": colour,  # the colour word, None while only the Admiral fights for the side
-        "colour_name": colour.capitalize() if colour else "no colour",
+        "colour_name": colour_word(colour) if colour else _("no colour"),
         "css": colour or "none",  # the page classes: colour-<css>, side-<css>
         "bg": bg, "fg": fg,
         "strength": side["strength"],
         "cards": [card(c) for c in side["cards"]],
         "strongest": ship.get("strongest_side") == side["side"],
+        # the captain or Admiral that counts on the ship (R4.7), when it is this side's
+        "counting": counting,
+        # the side that would take the ship if the capture checks ran now (R5.1)
+        "takes": explain.outlook(ship).side == side["side"],
     }
 
 
-def _ship(ship: dict[str, Any], name: Names, whose: Names) -> dict[str, Any]:
+def _first_upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _ship(ship: dict[str, Any], name: Names, whose: Names, me: int | None) -> dict[str, Any]:
     leader = ship.get("leader")
+    look = explain.outlook(ship)
     return {
         "id": ship["id"],
         "owner": name(ship["owner"]),
         "whose": whose(ship["owner"]),
+        "Whose": _first_upper(whose(ship["owner"])),  # "Your", "Anne's": the rest as written
         "value": ship["value"],
         "merchant": card(f"M{ship['value']}"),
         "on_hold_for": None if ship.get("on_hold_for") is None else name(ship["on_hold_for"]),
         "sides": [_side(side, ship, name) for side in ship["sides"]],
         "leader": None if leader is None else {"card": card(leader["card"]), "who": name(leader["seat"])},
+        "tied": look.code == "tied",
+        "outlook": _outlook_text(look, ship, name, me),
+        "blocked": None,  # why the viewer can play nothing on it (board() fills it in)
     }
 
 
@@ -99,14 +179,15 @@ def _board(view: dict[str, Any], hands: list[list[str] | None], name: Names, who
     people = [{
         "position": seat,
         "name": player,
-        "label": "You" if seat == me else player,
+        "label": _("You") if seat == me else player,
         "is_you": seat == me,
         "is_partner": seat == partner,
         "team": team_of[seat] if team_of else None,
         "hand_size": view["hand_sizes"][seat],
         "hand": None if hands[seat] is None else [card(c) for c in hands[seat] or []],
         "pile": list(view["score_piles"][seat]),
-        "score": view["scores"][seat],
+        "score": view["scores"][seat],  # public: the same for every reader
+        "hand_cost": _hand_cost(view, seat),
         "to_move": seat == view["to_move"],
         "winner": not team_play and seat in view["winners"],
     } for seat, player in enumerate(players)]
@@ -117,9 +198,13 @@ def _board(view: dict[str, Any], hands: list[list[str] | None], name: Names, who
                   "score": score,
                   "winner": t in view["winners"]}
                  for t, score in enumerate(view["team_scores"])]
+    table = [_ship(ship, name, whose, me) for ship in view["table"]]
+    if view["finished"]:  # what the final settlement (R6.2) left on the table
+        for ship in table:
+            ship["outlook"] = _("The game is over: this ship scores for nobody.")
     return {
         "players": people,
-        "table": [_ship(ship, name, whose) for ship in view["table"]],
+        "table": table,
         "draw_pile": view["draw_pile"],
         "to_move": None if view["to_move"] is None else name(view["to_move"]),
         "finished": view["finished"],
@@ -136,18 +221,24 @@ def board(view: dict[str, Any]) -> dict[str, Any]:
     partner = view.get("partner")
 
     def name(seat: int | None) -> str:
-        return "nobody" if seat is None else ("you" if seat == me else players[seat])
+        return _("nobody") if seat is None else (_("you") if seat == me else players[seat])
 
     def whose(seat: int | None) -> str:
-        return "your" if seat == me else f"{name(seat)}'s"
+        return _("your") if seat == me else _("%(who)s's", who=name(seat))
 
     hands: list[list[str] | None] = [None] * len(players)
     hands[me] = view["hand"]
     if partner is not None:
         hands[partner] = view.get("partner_hand") or []
     shared = _board(view, hands, name, whose)
+    reasons = {r.ship: _blocked_text(r, view) for r in explain.blocked(view)} \
+        if not view["finished"] else {}
+    for ship in shared["table"]:
+        ship["blocked"] = reasons.get(ship["id"])
     return {
         **shared,
+        "blocked_everywhere": reasons.get(None),
+        "moves": present_moves(view),
         "seat": me,
         "you": players[me],
         "hand": shared["players"][me]["hand"],
@@ -162,10 +253,10 @@ def admin_board(view: dict[str, Any]) -> dict[str, Any]:
     players: list[str] = view["players"]
 
     def name(seat: int | None) -> str:
-        return "nobody" if seat is None else players[seat]
+        return _("nobody") if seat is None else players[seat]
 
     def whose(seat: int | None) -> str:
-        return f"{name(seat)}'s"
+        return _("%(who)s's", who=name(seat))
 
     return _board(view, list(view["hands"]), name, whose)
 
@@ -176,12 +267,422 @@ def move_log(records: list[Any], view: dict[str, Any]) -> list[dict[str, Any]]:
     players: list[str] = view["players"]
     me = view["seat"]
     log = []
-    for record in records:
-        events = json.loads(record.events_json or "[]")
-        sentences = [engine.describe_event(e, players, me) for e in events]
+    moves = [json.loads(record.events_json or "[]") for record in records]
+    for record, sentences in zip(records, event_sentences(moves, players, me)):
         if not sentences and me is None:  # the admin sees the stored move of a row without events
             sentences = [f"{players[record.seat]}: "
                          f"{json.dumps(json.loads(record.move_json), sort_keys=True)}"]
         log.append({"number": record.number, "who": players[record.seat], "source": record.source,
                     "at": record.created_at, "sentences": sentences})
     return log
+
+
+# ---------------------------------------------------------------- the rules' reasons in words
+def _ordinal(n: int) -> str:
+    if 1 <= n <= len(_ORDINALS):
+        return _(_ORDINALS[n - 1])
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _side_seats(view: dict[str, Any], side: int) -> list[int]:
+    team_of = view.get("team_of")
+    return [s for s in range(len(view["players"])) if (team_of[s] if team_of else s) == side]
+
+
+def _hand_cost(view: dict[str, Any], seat: int) -> str | None:
+    """What the merchant ships in a hand the reader may see cost at the end (R6.3)."""
+    merchants = (view.get("hand_merchants") or [None] * len(view["players"]))[seat]
+    if not merchants:
+        return None
+    gold = sum(merchants)
+    if view["finished"]:
+        return ngettext("%(num)s merchant ship left in hand: -%(gold)s",
+                        "%(num)s merchant ships left in hand: -%(gold)s", len(merchants), gold=gold)
+    return ngettext("%(num)s merchant ship in hand: -%(gold)s if the game ended now",
+                    "%(num)s merchant ships in hand: -%(gold)s if the game ended now",
+                    len(merchants), gold=gold)
+
+
+def _outlook_text(look: explain.Outlook, ship: dict[str, Any], name: Names, me: int | None) -> str:
+    """Who would take the ship now; the reader (`me`) has sentences of their own."""
+    you = look.seat is not None and look.seat == me
+    who = name(look.seat)
+    if look.code in ("unattacked", "empty"):
+        if you:
+            return _("Nobody fights for it: it goes home to you at the start of your next turn.")
+        return _("Nobody fights for it: it goes home to %(who)s at the start of %(who)s's next turn.",
+                 who=who)
+    if look.code == "tied":
+        return _("(tied: nobody takes it) Strength %(strength)s each.", strength=look.strength)
+    if look.by == "strength":
+        if you:
+            return _("Would go to you (strength %(strength)s) at the start of your next turn.",
+                     strength=look.strength)
+        return _("Would go to %(who)s (strength %(strength)s) at the start of %(who)s's next turn.",
+                 who=who, strength=look.strength)
+    if look.by == "admiral":
+        if you:
+            return _("Would go to you (the Admiral counts) at the start of your next turn.")
+        return _("Would go to %(who)s (the Admiral counts) at the start of %(who)s's next turn.", who=who)
+    leader = card_name(ship["leader"]["card"])
+    if you:
+        return _("Would go to you (the %(card)s counts) at the start of your next turn.", card=leader)
+    return _("Would go to %(who)s (the %(card)s counts) at the start of %(who)s's next turn.",
+             who=who, card=leader)
+
+
+def _blocked_text(reason: explain.Blocked, view: dict[str, Any]) -> str:
+    """Why the reader can attack or reinforce none of a ship (or of any ship)."""
+    n = reason.ship
+    if reason.code == "no_pirates":
+        if n is None:
+            return _("You hold no pirate ship: you cannot attack or defend any ship now.")
+        return _("You hold no pirate ship to attack or defend ship %(ship)s with.", ship=n)
+    if reason.code == "colour_missing":
+        alone, team = _COLOUR_MISSING[reason.colour or ""]
+        return _(team if view.get("teams") else alone, ship=n)
+    if reason.code == "all_colours_taken":
+        return _("All four colours already fight for ship %(ship)s: no colour is left for you.", ship=n)
+    return ngettext("%(colours)s, the only colour you hold, is already fighting for ship %(ship)s "
+                    "on another side.",
+                    "%(colours)s, the only colours you hold, are already fighting for ship %(ship)s "
+                    "on another side.",
+                    len(reason.colours), colours=_and([colour_word(c) for c in reason.colours]), ship=n)
+
+
+def _lead_text(o: explain.Outcome, move: dict[str, Any], mine: bool, who: str) -> str:
+    """"You will lead on ship 3 ..." (`mine`) or "Your team will lead ...: `who`, who led there,
+    takes it ...", by strength (against another side's, or alone), the Admiral or a captain."""
+    ship, strength, against = o.ship, o.strength, o.against
+    if o.by == "strength" and against is not None:
+        if mine:
+            return _("You will lead on ship %(ship)s (strength %(strength)s against %(against)s) and "
+                     "take it at the start of your next turn unless someone beats you.",
+                     ship=ship, strength=strength, against=against)
+        return _("Your team will lead on ship %(ship)s (strength %(strength)s against %(against)s): "
+                 "%(who)s, who led there, takes it at the start of %(who)s's next turn unless "
+                 "someone beats you.", ship=ship, strength=strength, against=against, who=who)
+    if o.by == "strength":
+        if mine:
+            return _("You will lead on ship %(ship)s (strength %(strength)s) and take it at the "
+                     "start of your next turn unless someone beats you.", ship=ship, strength=strength)
+        return _("Your team will lead on ship %(ship)s (strength %(strength)s): %(who)s, who led "
+                 "there, takes it at the start of %(who)s's next turn unless someone beats you.",
+                 ship=ship, strength=strength, who=who)
+    if o.by == "admiral":
+        if mine:
+            return _("You will lead on ship %(ship)s with the Admiral and take it at the start of "
+                     "your next turn unless someone plays a later captain or the admiral there.",
+                     ship=ship)
+        return _("Your team will lead on ship %(ship)s with the Admiral: %(who)s, who led there, "
+                 "takes it at the start of %(who)s's next turn unless someone plays a later "
+                 "captain or the admiral there.", ship=ship, who=who)
+    card_text = card_name(move["card"])
+    if mine:
+        return _("You will lead on ship %(ship)s with the %(card)s and take it at the start of "
+                 "your next turn unless someone plays a later captain or the admiral there.",
+                 ship=ship, card=card_text)
+    return _("Your team will lead on ship %(ship)s with the %(card)s: %(who)s, who led there, "
+             "takes it at the start of %(who)s's next turn unless someone plays a later captain "
+             "or the admiral there.", ship=ship, card=card_text, who=who)
+
+
+def outcome_text(view: dict[str, Any], move: dict[str, Any]) -> str | None:
+    """What a legal move of the reader will do, in words; None when it is plain (a draw)."""
+    me: int = view["seat"]
+    players: list[str] = view["players"]
+    o = explain.outcome(view, move)
+    if o is None:
+        return None
+    if o.code == "discard":
+        return _("The card leaves the game for good.")
+    if o.code == "new_ship":
+        return _("The ship lies in front of you: you take it home at the start of your next turn "
+                 "unless someone attacks it first.")
+
+    def side_name(side: int | None) -> str:
+        return " & ".join(players[s] for s in _side_seats(view, side)) if side is not None \
+            else _("Another side")
+
+    ship = next(s for s in view["table"] if s["id"] == o.ship)
+    if o.code == "lead":
+        return _lead_text(o, move, o.seat == me, players[o.seat or 0])
+    if o.code == "tie":
+        return _("You will tie for the lead on ship %(ship)s at strength %(strength)s: nobody takes "
+                 "it while it is tied.", ship=o.ship, strength=o.strength)
+    if o.by == "admiral" or (o.by == "captain" and ship["leader"]["card"] == "AD"):
+        return _("The Admiral of %(side)s still counts on ship %(ship)s: your strength there will "
+                 "be %(strength)s, which does not take the lead.",
+                 side=side_name(o.leader_side), ship=o.ship, strength=o.strength)
+    if o.by == "captain":
+        return _("The %(card)s of %(side)s still counts on ship %(ship)s: your strength there will "
+                 "be %(strength)s, which does not take the lead.",
+                 card=card_name(ship["leader"]["card"]), side=side_name(o.leader_side),
+                 ship=o.ship, strength=o.strength)
+    return _("%(side)s will still be stronger on ship %(ship)s (%(against)s against your "
+             "%(strength)s).", side=side_name(o.leader_side), ship=o.ship, against=o.against,
+             strength=o.strength)
+
+
+# ---------------------------------------------------------------- moves and events in words
+def _ship_phrase(ship_id: int | None, owner: int | None, value: int | None, players: list[str],
+                 viewer: int | None) -> str:
+    """"your ship 3 (5 gold)", "Bob's ship 3 (5 gold)", "ship 3" (owner unknown)."""
+    if owner is None:
+        return _("ship %(ship)s", ship=ship_id)
+    if value is None:
+        if owner == viewer:
+            return _("your ship %(ship)s", ship=ship_id)
+        return _("%(who)s's ship %(ship)s", who=players[owner], ship=ship_id)
+    if owner == viewer:
+        return _("your ship %(ship)s (%(gold)s gold)", ship=ship_id, gold=value)
+    return _("%(who)s's ship %(ship)s (%(gold)s gold)", who=players[owner], ship=ship_id, gold=value)
+
+
+def describe_move(move: dict[str, Any], view: dict[str, Any]) -> str:
+    """The move in words for `view["seat"]`, in the current language (the engine's
+    `describe_move` is its English): "Draw a card", "Attack Bob's ship 3 (5 gold) with Blue 3"."""
+    action = move.get("action")
+    if action == "draw":
+        return _("Draw a card")
+    code = move.get("card", "")
+    if action == "discard":
+        return _("Discard %(card)s", card=card_name(code))
+    if code.startswith("M"):
+        return _("Play your merchant ship (%(gold)s gold)", gold=code[1:])
+    target = move.get("target")
+    seat = view.get("seat")
+    ship = next((s for s in view.get("table", []) if s and s.get("id") == target), None)
+    owner = ship["owner"] if ship else None
+    where = _ship_phrase(target, owner, ship["value"] if ship else None, view.get("players", []), seat)
+    if code == "AD":
+        return _("Play the Admiral on %(ship)s", ship=where)
+    if code[1] == "C":
+        return _("Play the %(card)s on %(ship)s", card=card_name(code), ship=where)
+    if owner is not None and (owner == seat or owner == view.get("partner")):
+        return _("Defend %(ship)s with %(card)s", ship=where, card=card_name(code))
+    return _("Attack %(ship)s with %(card)s", ship=where, card=card_name(code))
+
+
+def describe_event(event: dict[str, Any], players: list[str], viewer: int | None) -> str:
+    """One sentence for a stored event (engine/events.py), addressed to seat `viewer`, in the
+    current language; translated from its kind and parameters (the engine's `describe_event`
+    is its English)."""
+    kind, seat = event["kind"], event.get("seat")
+    you = seat is not None and seat == viewer
+    who = players[seat] if seat is not None else _("Nobody")
+    if kind == "draw":
+        return _("You drew a card.") if you else _("%(who)s drew a card.", who=who)
+    if kind == "merchant":
+        if you:
+            return _("You played a merchant ship: ship %(ship)s (%(gold)s gold).",
+                     ship=event["ship"], gold=event["value"])
+        return _("%(who)s played a merchant ship: ship %(ship)s (%(gold)s gold).",
+                 who=who, ship=event["ship"], gold=event["value"])
+    if kind == "pirate":
+        where = _ship_phrase(event["ship"], event.get("owner"), event.get("value"), players, viewer)
+        if you:
+            return _("You played %(card)s on %(ship)s.", card=card_name(event["card"]), ship=where)
+        return _("%(who)s played %(card)s on %(ship)s.", who=who, card=card_name(event["card"]),
+                 ship=where)
+    if kind in ("captain", "admiral"):
+        owner = event.get("owner") if event.get("owner") is not None else seat
+        where = _ship_phrase(event["ship"], owner, event.get("value"), players, viewer)
+        if kind == "admiral":
+            text = _("You played the Admiral on %(ship)s.", ship=where) if you else \
+                _("%(who)s played the Admiral on %(ship)s.", who=who, ship=where)
+        else:
+            name = card_name(event["card"])
+            text = _("You played the %(card)s on %(ship)s.", card=name, ship=where) if you else \
+                _("%(who)s played the %(card)s on %(ship)s.", who=who, card=name, ship=where)
+        replaced = event.get("replaced")
+        if replaced == "AD":
+            text += " " + _("The Admiral it replaces is out of the game.")
+        elif replaced:
+            text += " " + _("The %(card)s it replaces is out of the game.", card=card_name(replaced))
+        return text
+    if kind == "discard":
+        if you:
+            return _("You discarded %(card)s.", card=card_name(event["card"]))
+        return _("%(who)s discarded %(card)s.", who=who, card=card_name(event["card"]))
+    if kind == "capture":
+        return _settled(event, _capture_text(event, players, viewer, fought=False))
+    if kind == "hold":
+        if you:
+            return _("Ship %(ship)s is on hold until your next turn.", ship=event["ship"])
+        return _("Ship %(ship)s is on hold until %(who)s's next turn.", ship=event["ship"], who=who)
+    if kind == "game_over":
+        return _game_over_text(event, players, viewer)
+    raise ValueError(f"Unknown event kind {kind!r}.")
+
+
+def _settled(event: dict[str, Any], sentence: str) -> str:
+    return _("Final settlement: %(sentence)s", sentence=sentence) if event.get("settlement") else sentence
+
+
+def _capture_text(e: dict[str, Any], players: list[str], viewer: int | None, *, fought: bool) -> str:
+    """A capture: the owner's ship came home safely, or (`fought`) its owner won the fight for
+    it, or another side captured it."""
+    seat, ship, gold = e["seat"], e["ship"], e["value"]
+    if seat == e.get("owner"):
+        if fought:
+            if seat == viewer:
+                return _("You won the fight for your ship %(ship)s (%(gold)s gold): you score "
+                         "%(gold)s gold.", ship=ship, gold=gold)
+            return _("%(who)s won the fight for %(who)s's ship %(ship)s (%(gold)s gold): %(who)s "
+                     "scores %(gold)s gold.", who=players[seat], ship=ship, gold=gold)
+        if seat == viewer:
+            return _("Your ship %(ship)s (%(gold)s gold) came home safely: you score %(gold)s gold.",
+                     ship=ship, gold=gold)
+        return _("%(who)s's ship %(ship)s (%(gold)s gold) came home safely: %(who)s scores "
+                 "%(gold)s gold.", who=players[seat], ship=ship, gold=gold)
+    where = _ship_phrase(ship, e.get("owner"), gold, players, viewer)
+    if seat == viewer:
+        return _("You captured %(ship)s.", ship=where)
+    return _("%(who)s captured %(ship)s.", who=players[seat], ship=where)
+
+
+def _game_over_text(e: dict[str, Any], players: list[str], viewer: int | None) -> str:
+    scores = list(e.get("scores") or ())
+    if e.get("team_scores") is not None:
+        names = [_("%(first)s and %(last)s", first=players[2 * t], last=players[2 * t + 1])
+                 for t in range(len(e["team_scores"]))]
+        totals = list(e["team_scores"])
+    else:
+        names = [_("you") if s == viewer else players[s] for s in range(len(scores))]
+        totals = scores
+    table = ", ".join(f"{names[i]} {totals[i]}" for i in range(len(totals)))
+    winners = list(e.get("winners") or ())
+    if len(winners) == 1:
+        w = winners[0]
+        verdict = _("You won") if e.get("team_scores") is None and w == viewer else \
+            _("%(who)s won", who=names[w])
+    else:
+        verdict = _capital_you(_("%(names)s share the win", names=_and([names[w] for w in winners])))
+    return _("The game is over. Final gold: %(scores)s. %(verdict)s.", scores=table, verdict=verdict)
+
+
+def present_moves(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reader's legal moves: `number` (its 1-based place in `view["legal_moves"]`, the short
+    number emails and pages show), `text`, `move` and `outcome` (what it will do, or None)."""
+    return [{"number": i, "text": describe_move(move, view), "move": move,
+             "outcome": outcome_text(view, move)}
+            for i, move in enumerate(view["legal_moves"], start=1)]
+
+
+# ---------------------------------------------------------------- the game in words
+def _fought_over(event: dict[str, Any], attacked: set[int]) -> bool:
+    return event.get("kind") == "capture" and event.get("seat") == event.get("owner") \
+        and event.get("ship") in attacked
+
+
+def event_sentences(moves: list[list[dict[str, Any]]], players: list[str],
+                    viewer: int | None) -> list[list[str]]:
+    """The events of every move so far (oldest first) in sentences for `viewer`. An owner who
+    wins back a ship that was attacked "won the fight" for it: it did not "come home safely"."""
+    attacked: set[int] = set()
+    out = []
+    for events in moves:
+        sentences = []
+        for e in events:
+            if e.get("kind") in ("pirate", "captain", "admiral") and e.get("attack"):
+                attacked.add(e["ship"])
+            if _fought_over(e, attacked):
+                sentences.append(_settled(e, _capture_text(e, players, viewer, fought=True)))
+            else:
+                sentences.append(describe_event(e, players, viewer))
+        out.append(sentences)
+    return out
+
+
+def _settled_line(e: dict[str, Any], fought: bool, players: list[str], me: int | None) -> str:
+    """One ship the final settlement (R6.2) gave away, for the final breakdown."""
+    owner, seat, ship, gold = e["owner"], e["seat"], e["ship"], e["value"]
+    if seat != owner:
+        if owner == me:
+            return _("Ship %(ship)s (%(gold)s gold, yours): captured by %(who)s.",
+                     ship=ship, gold=gold, who=players[seat])
+        if seat == me:
+            return _("Ship %(ship)s (%(gold)s gold, %(owner)s's): captured by you.",
+                     ship=ship, gold=gold, owner=players[owner])
+        return _("Ship %(ship)s (%(gold)s gold, %(owner)s's): captured by %(who)s.",
+                 ship=ship, gold=gold, owner=players[owner], who=players[seat])
+    if fought:
+        if owner == me:
+            return _("Ship %(ship)s (%(gold)s gold, yours): you won the fight for it.",
+                     ship=ship, gold=gold)
+        return _("Ship %(ship)s (%(gold)s gold, %(owner)s's): %(owner)s won the fight for it.",
+                 ship=ship, gold=gold, owner=players[owner])
+    if owner == me:
+        return _("Ship %(ship)s (%(gold)s gold, yours): nobody attacked it: it went home to you.",
+                 ship=ship, gold=gold)
+    return _("Ship %(ship)s (%(gold)s gold, %(owner)s's): nobody attacked it: it went home to "
+             "%(owner)s.", ship=ship, gold=gold, owner=players[owner])
+
+
+def _left_line(s: dict[str, Any], players: list[str], me: int | None) -> str:
+    """One ship still on the table at the end: tied (nobody takes it) or scoring for nobody."""
+    ship, gold, owner = s["id"], s["value"], s["owner"]
+    if owner == me:
+        if s["sides"]:
+            return _("Ship %(ship)s (%(gold)s gold, yours): tied, it goes to nobody.", ship=ship, gold=gold)
+        return _("Ship %(ship)s (%(gold)s gold, yours): it scores for nobody.", ship=ship, gold=gold)
+    if s["sides"]:
+        return _("Ship %(ship)s (%(gold)s gold, %(owner)s's): tied, it goes to nobody.",
+                 ship=ship, gold=gold, owner=players[owner])
+    return _("Ship %(ship)s (%(gold)s gold, %(owner)s's): it scores for nobody.",
+             ship=ship, gold=gold, owner=players[owner])
+
+
+def _placing(mine: dict[str, Any], of: int, team: bool) -> str:
+    """"You came 2nd of 3.", "Your team shared 1st place of 2.": a whole sentence per case."""
+    place = mine["place_text"]
+    if team:
+        if mine["shared"]:
+            return _("Your team shared %(place)s place of %(of)s.", place=place, of=of)
+        return _("Your team came %(place)s of %(of)s.", place=place, of=of)
+    if mine["shared"]:
+        return _("You shared %(place)s place of %(of)s.", place=place, of=of)
+    return _("You came %(place)s of %(of)s.", place=place, of=of)
+
+
+def final_result(view: dict[str, Any], moves: list[list[dict[str, Any]]]) -> dict[str, Any]:
+    """The final breakdown of a finished game for the reader of `view` (a seat, or the admin with
+    `seat` None): per side its captured ships, the merchant ships left in its hands (shown at the
+    end) and what they subtract, its final score and place; the ships the final settlement
+    (R6.2) gave away, and to whom; the ships left to nobody; the reader's placing."""
+    me = view["seat"]
+    players: list[str] = view["players"]
+
+    def name(seat: int | None) -> str:
+        return _("nobody") if seat is None else (_("you") if seat == me else players[seat])
+
+    totals = view["team_scores"] if view.get("team_scores") is not None else view["scores"]
+    hands = view.get("hand_merchants") or [[] for _seat in players]
+    sides = []
+    for side, total in enumerate(totals):
+        seats = _side_seats(view, side)
+        captured = sorted((g for s in seats for g in view["score_piles"][s]), reverse=True)
+        in_hand = sorted((g for s in seats for g in hands[s] or []), reverse=True)
+        place = 1 + sum(1 for t in totals if t > total)
+        sides.append({
+            "side": side, "who": _capital_you(" & ".join(name(s) for s in seats)),
+            "is_you": me in seats, "captured": captured, "captured_gold": sum(captured),
+            "in_hand": in_hand, "hand_gold": sum(in_hand), "score": total, "place": place,
+            "place_text": _ordinal(place), "shared": sum(1 for t in totals if t == total) > 1,
+            "winner": side in view["winners"],
+        })
+    attacked: set[int] = set()
+    settled = []
+    for events in moves:
+        for e in events:
+            if e.get("kind") in ("pirate", "captain", "admiral") and e.get("attack"):
+                attacked.add(e["ship"])
+            if e.get("kind") == "capture" and e.get("settlement"):
+                settled.append(_settled_line(e, e["ship"] in attacked, players, me))
+    left = [_left_line(s, players, me) for s in view["table"]]
+    mine = next((s for s in sides if s["is_you"]), None)
+    placing = None if mine is None else _placing(mine, len(sides), bool(view.get("teams")))
+    ranked = sorted(sides, key=lambda s: (s["place"], s["side"]))
+    return {"sides": ranked, "settled": settled, "left": left, "placing": placing}

@@ -14,14 +14,19 @@ from sqlmodel import Session, select
 
 from pbem.schedule import local_time_text, time_left_text
 from pbem.letters.unsubscribe import unsubscribe_headers, unsubscribe_url
+from pbem import links
+import pbem.i18n as i18n
+from pbem.i18n import gettext as _
 from pbem.config import Config
 from pbem.letters import notify
 from pbem.store import load_state
 from pbem.mail.outbox import Email, OutboxRow, enqueue
 from pbem.mail.render import render_email
 from pbem.models import AdminUser, Game, OutboxMessage, Seat
+from pbem.words import plural
 
 
+@i18n.speaking_to("seat")
 def _queue(session: Session, cfg: Config, game: Game, to_addr: str, seat: Seat | None, name: str,
            context: dict[str, Any], *, headers: dict[str, str] | None = None) -> OutboxRow:
     # Templates get the game's name, never the row: its state_json holds every hand.
@@ -36,7 +41,8 @@ def _queue(session: Session, cfg: Config, game: Game, to_addr: str, seat: Seat |
 
 def _personal(cfg: Config, seat: Seat) -> dict[str, Any]:
     # Every email to a player says how to stop it (the templates' footer shows the link).
-    return {"game_url": notify.seat_page_url(cfg, seat), "unsubscribe_url": unsubscribe_url(cfg, seat)}
+    return {"game_url": notify.seat_page_url(cfg, seat), "unsubscribe_url": unsubscribe_url(cfg, seat),
+            "rules_url": links.rules_url(cfg)}
 
 
 def admin_addresses(session: Session, cfg: Config) -> list[str]:
@@ -51,6 +57,7 @@ def queue_turn(session: Session, cfg: Config, game: Game, seat: Seat) -> Any:
     return notify.queue_turn_email(session, cfg, game, seat, load_state(game))
 
 
+@i18n.speaking_to("seat")
 def reminder_extra(game: Game, seat: Seat, now: datetime) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     if game.deadline_at is not None:
@@ -67,6 +74,7 @@ DEFERRED_AUTOPLAY_TEXT = ("This email is written just before it is sent: it tell
                           "move the bot played for them when their deadline passed.")
 
 
+@i18n.speaking_to("seat")
 def queue_timeout_autoplay(session: Session, cfg: Config, game: Game, seat: Seat, *,
                            move_text: str, now: datetime) -> None:
     """Tell the player what the bot played for them when their deadline passed.
@@ -79,6 +87,7 @@ def queue_timeout_autoplay(session: Session, cfg: Config, game: Game, seat: Seat
                               params={"move_text": move_text})
 
 
+@i18n.speaking_to("seat")
 def timeout_autoplay_email(cfg: Config, game: Game, seat: Seat, row: OutboxMessage,
                            params: dict[str, Any]) -> Email:
     """The full timeout email of a queued one (`queue_timeout_autoplay`)."""
@@ -104,6 +113,18 @@ def queue_paused(session: Session, cfg: Config, game: Game, seats: list[Seat], *
                     "admin_url": f"{cfg.BASE_URL}/admin/games/{game.id}"})
 
 
+def queue_resumed(session: Session, cfg: Config, game: Game, seats: list[Seat], *,
+                  now: datetime) -> None:
+    """Every player is told the game runs again (the pause email promised it)."""
+    to_move = next((s for s in seats if s.position == game.to_move), None)
+    for seat in seats:
+        if notify.wants_mail(seat):
+            _queue(session, cfg, game, seat.email or "", seat, "resumed",
+                   {"to_move": to_move, "your_turn": to_move is not None and to_move.id == seat.id,
+                    **_personal(cfg, seat)})
+
+
+@i18n.speaking_to("seat")
 def queue_seat_to_bot(session: Session, cfg: Config, game: Game, seat: Seat, *, reason: str,
                       now: datetime) -> None:
     if notify.wants_mail(seat):
@@ -111,51 +132,56 @@ def queue_seat_to_bot(session: Session, cfg: Config, game: Game, seat: Seat, *, 
                {"reason": reason, **_personal(cfg, seat)})
 
 
+@i18n.speaking_to("seat")
 def queue_seat_back(session: Session, cfg: Config, game: Game, seat: Seat, *, now: datetime,
                     their_turn: bool) -> None:
     if notify.wants_mail(seat) and not their_turn:
         _queue(session, cfg, game, seat.email or "", seat, "notice",
-               {"subject": f"{game.name}: your seat is yours again",
-                "lines": ["An admin handed your seat back to you: the bot no longer plays for you.",
-                          "You will get an email when it is your turn."],
+               {"subject": _("%(game)s: your seat is yours again", game=game.name),
+                "lines": [_("An admin handed your seat back to you: the bot no longer plays for you."),
+                          _("You will get an email when it is your turn.")],
                 **_personal(cfg, seat)})
 
 
+@i18n.speaking_to("seat")
 def queue_deadline_moved(session: Session, cfg: Config, game: Game, seat: Seat, *,
                          now: datetime) -> None:
     if notify.wants_mail(seat) and game.deadline_at is not None:
         _queue(session, cfg, game, seat.email or "", seat, "notice",
-               {"subject": f"{game.name}: more time for your turn",
-                "lines": [f"An admin gave you more time: your turn now ends "
-                          f"{local_time_text(game.deadline_at, seat)}, "
-                          f"in {time_left_text(game.deadline_at, now)}."],
+               {"subject": _("%(game)s: more time for your turn", game=game.name),
+                "lines": [_("An admin gave you more time: your turn now ends %(when)s, in %(left)s.",
+                            when=local_time_text(game.deadline_at, seat),
+                            left=time_left_text(game.deadline_at, now))],
                 **_personal(cfg, seat)})
 
 
 def queue_aborted(session: Session, cfg: Config, game: Game, seats: list[Seat], *, reason: str,
                   now: datetime) -> None:
-    lines = ["An admin stopped this game: no more moves can be played."]
-    if reason:
-        lines.append(f"Reason: {reason}")
     for seat in seats:
         if notify.wants_mail(seat):
-            _queue(session, cfg, game, seat.email or "", seat, "notice",
-                   {"subject": f"{game.name}: the game was stopped", "lines": lines,
-                    **_personal(cfg, seat)})
+            with i18n.using(seat.language):  # the lines are written in each reader's language
+                lines = [_("An admin stopped this game: no more moves can be played.")]
+                if reason:
+                    lines.append(_("Reason: %(reason)s", reason=reason))
+                _queue(session, cfg, game, seat.email or "", seat, "notice",
+                       {"subject": _("%(game)s: the game was stopped", game=game.name),
+                        "lines": lines, **_personal(cfg, seat)})
 
 
+@i18n.speaking_to("seat")
 def queue_email_changed(session: Session, cfg: Config, game: Game, seat: Seat, *,
                         now: datetime) -> None:
     if notify.wants_mail(seat):
         _queue(session, cfg, game, seat.email or "", seat, "notice",
-               {"subject": f"{game.name}: your game page",
-                "lines": ["Your emails for this game now come to this address; "
-                          "links from older emails no longer work.",
-                          "You will get an email when it is your turn."],
+               {"subject": _("%(game)s: your game page", game=game.name),
+                "lines": [_("Your emails for this game now come to this address; "
+                            "links from older emails no longer work."),
+                          _("You will get an email when it is your turn.")],
                 **_personal(cfg, seat)})
 
 
 # ---------------------------------------------------------------- events (batched)
+@i18n.speaking_to("seat")
 def queue_events(session: Session, cfg: Config, game: Game, seat: Seat, kind: str,
                  lines: list[str], *, now: datetime) -> None:
     """One email with `lines` (public events): kind attacked | news | digest."""
@@ -163,6 +189,7 @@ def queue_events(session: Session, cfg: Config, game: Game, seat: Seat, kind: st
            {"lines": lines, **_personal(cfg, seat)})
 
 
+@i18n.speaking_to("seat")
 def queue_vacation(session: Session, cfg: Config, game: Game, seat: Seat, *, now: datetime,
                    days_left: float) -> None:
     """Confirm the vacation to its player (the table's news is the caller's: clocks/vacation.py)."""
@@ -170,6 +197,6 @@ def queue_vacation(session: Session, cfg: Config, game: Game, seat: Seat, *, now
     start, end = local_time_text(seat.vacation_start, seat), local_time_text(seat.vacation_end, seat)
     if notify.wants_mail(seat):
         _queue(session, cfg, game, seat.email or "", seat, "vacation",
-               {"start_local": start, "end_local": end, "days_left": f"{days_left:g}",
+               {"start_local": start, "end_local": end, "days_left": plural(days_left, "vacation day"),
                 **_personal(cfg, seat)})
 

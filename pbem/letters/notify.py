@@ -17,19 +17,27 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 from pbem import links
+import pbem.i18n as i18n
 from pbem.schedule import local_time_text
 from pbem.letters.unsubscribe import unsubscribe_headers, unsubscribe_url
 from pbem.config import Config
 from pbem.db import write
-from pbem.letters.board import board
+from pbem.letters.board import board, event_sentences, final_result, present_moves
+from pbem.letters.forced import played_for_you
+from pbem.letters.heard import take_unread
 from pbem.store import load_state
 from pbem.mail.outbox import Email, OutboxRow, enqueue
 from pbem.mail.render import render_email, render_subject
-from pbem.models import Game, GameStatus, MoveRecord, OutboxMessage, Seat, SeatKind
+from pbem.models import Game, GameStatus, MoveRecord, OutboxMessage, Seat, SeatKind, utcnow
 
 
 def wants_mail(seat: Seat) -> bool:
     return seat.kind == SeatKind.HUMAN and bool(seat.email)
+
+
+def reply_to(cfg: Config, game: Game, seat: Seat) -> str:
+    """The signed address a reply to an email about the game as it is now goes to (pbem/inbound)."""
+    return links.reply_address(cfg, game.id, seat.position, seat.link_nonce, game.version)  # type: ignore[arg-type]  # stored: its id is set
 
 
 def seat_page_url(cfg: Config, seat: Seat) -> str:
@@ -38,44 +46,56 @@ def seat_page_url(cfg: Config, seat: Seat) -> str:
 
 
 def move_links(cfg: Config, game: Game, seat: Seat, view: dict[str, Any]) -> list[dict[str, Any]]:
-    """One signed link per legal move of the seat, with the move in words."""
+    """One signed link per legal move of the seat: the presenter's move (`number`, `text`,
+    `outcome`, `move`, pbem/letters/board.py) with its `url` and `token`."""
     out = []
-    for move in view["legal_moves"]:
+    for mv in present_moves(view):
         token = links.sign_move(cfg, game.id, seat.position, seat.link_nonce,  # type: ignore[arg-type]  # stored: its id is set
-                                view["version"], move)
-        out.append({"text": engine.describe_move(move, view), "url": links.move_url(cfg, token),
-                    "token": token, "move": move})
+                                view["version"], mv["move"])
+        out.append({**mv, "url": links.move_url(cfg, token), "token": token})
     return out
 
 
-def history(session: Session, game: Game, view: dict[str, Any], since: int) -> list[str]:
-    """What happened after move `since`, in sentences addressed to the viewer."""
-    records = session.exec(select(MoveRecord).where(
+def move_events(session: Session, game: Game, since: int = 0) -> list[list[dict[str, Any]]]:
+    """The stored events of every move after move `since`, oldest first."""
+    records = session.exec(select(MoveRecord.events_json).where(
         MoveRecord.game_id == game.id, MoveRecord.number > since).order_by(col(MoveRecord.number)))
-    sentences = []
-    for record in records:
-        for event in json.loads(record.events_json):
-            sentences.append(engine.describe_event(event, view["players"], view["seat"]))
-    return sentences
+    return [json.loads(events or "[]") for events in records]
+
+
+def history(session: Session, game: Game, view: dict[str, Any], since: int) -> list[str]:
+    """What happened after move `since`, in sentences addressed to the viewer (the words of a
+    capture depend on the whole game: was the ship fought over?)."""
+    moves = move_events(session, game)
+    sentences = event_sentences(moves, view["players"], view["seat"])
+    return [line for move in sentences[since:] for line in move]
 
 
 def seat_context(session: Session, cfg: Config, game: Game, seat: Seat, state: engine.GameState,
                  *, since: int | None = None, with_moves: bool = True) -> dict[str, Any]:
-    """Everything the emails about one seat show: board, move links, news since `since`."""
+    """Everything the emails about one seat show: board, move links, news since `since`, the
+    forced turns played for the seat meanwhile (`partials/played_for_you.*`)."""
     view = engine.player_view(state, seat.position)
+    mark = seat.last_seen_version if since is None else since
+    game_url = seat_page_url(cfg, seat)
     return {
+        "played_for_you": played_for_you(session, game, view, mark),
+        "prefs_url": f"{game_url}/prefs",  # where "play my forced moves for me" is switched
         "game": {"id": game.id, "name": game.name, "teams": game.teams},
         "board": board(view),
         "moves": move_links(cfg, game, seat, view) if with_moves else [],
-        "since": history(session, game, view, seat.last_seen_version if since is None else since),
-        "game_url": seat_page_url(cfg, seat),
+        "since": history(session, game, view, mark),
+        "game_url": game_url,
         "deadline_at": game.deadline_at,
         "deadline_local": local_time_text(game.deadline_at, seat) if game.deadline_at else None,
         # Every email to a player says how to stop it (templates' footer, base.txt/base.html).
         "unsubscribe_url": unsubscribe_url(cfg, seat),
+        "rules_url": links.rules_url(cfg),  # the rules page (pbem/web/rules.py)
+        "final": final_result(view, move_events(session, game)) if view["finished"] else None,
     }
 
 
+@i18n.speaking_to("seat")
 def queue_email(session: Session, cfg: Config, game: Game, seat: Seat, kind: str,
                 context: dict[str, Any], *, first: bool = False,
                 headers: dict[str, str] | None = None) -> OutboxRow | None:
@@ -92,19 +112,21 @@ def queue_email(session: Session, cfg: Config, game: Game, seat: Seat, kind: str
                    thread_id=game.thread_id)
 
 
+@i18n.speaking_to("seat")
 def queue_welcome(session: Session, cfg: Config, game: Game, seat: Seat, state: engine.GameState,
                   *, first: bool = False) -> OutboxRow | None:
     context = seat_context(session, cfg, game, seat, state, with_moves=False)
     return queue_email(session, cfg, game, seat, "welcome", context, first=first)
 
 
+@i18n.speaking_to("seat")
 def queue_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
-                     state: engine.GameState) -> OutboxRow | None:
+                     state: engine.GameState, *, now: datetime | None = None) -> OutboxRow | None:
     """The "your turn" email, queued to be written at delivery (`DEFERRED_TURN_TEXT`, see
     `deferred_turn_email`, which moves the seat's "since your last turn" mark)."""
     if seat.handed_to_bot or not wants_mail(seat):
         return None
-    return _queue_deferred_turn(session, cfg, game, seat, state)
+    return _queue_deferred_turn(session, cfg, game, seat, state, now=now)
 
 
 # ---------------------------------------------------------------- turn emails, written at delivery
@@ -121,6 +143,7 @@ _MARK_SEEN = (update(_SEATS).where(_SEATS.c.id == bindparam("b_id"),
               .values(last_seen_version=bindparam("b_version")))
 
 
+@i18n.speaking_to("seat")
 def queue_deferred(session: Session, cfg: Config, game: Game, seat: Seat, kind: str, text: str, *,
                    subject: dict[str, Any] | None = None, params: dict[str, Any] | None = None,
                    headers: dict[str, str] | None = None, now: datetime | None = None) -> OutboxRow:
@@ -137,13 +160,13 @@ def queue_deferred(session: Session, cfg: Config, game: Game, seat: Seat, kind: 
 
 
 def _queue_deferred_turn(session: Session, cfg: Config, game: Game, seat: Seat,
-                         state: engine.GameState) -> OutboxRow:
+                         state: engine.GameState, *, now: datetime | None = None) -> OutboxRow:
     since = seat.last_seen_version
     if since >= state.version:  # this turn's email again (a resend): it keeps that turn's news
         since = _before_own_last_move(session, game, seat, state.version)
     return queue_deferred(session, cfg, game, seat, "turn", DEFERRED_TURN_TEXT,
                           subject={"board": {"you": seat.name}},
-                          params={"version": state.version, "since": since})
+                          params={"version": state.version, "since": since}, now=now)
 
 
 def _before_own_last_move(session: Session, game: Game, seat: Seat, version: int) -> int:
@@ -181,6 +204,7 @@ def turn_stale_reason(game: Game | None, seat: Seat | None, row: OutboxMessage,
     return None
 
 
+@i18n.speaking_to("seat")
 def deferred_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
                         params: dict[str, Any]) -> Email:
     """The full turn email from the game as it is now (fresh links; news since the mark). The
@@ -189,20 +213,24 @@ def deferred_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
     assert mark is not None
     state = load_state(game)
     context = seat_context(session, cfg, game, seat, state, since=mark[1])
-    email = render_email("turn", seat.email or "", context, unsubscribe_headers(cfg, seat))
+    seats = session.exec(select(Seat).where(Seat.game_id == game.id)).all()
+    context["heard"] = take_unread(session, game, list(seats), seat, utcnow())
+    email = render_email("turn", seat.email or "", context, {**unsubscribe_headers(cfg, seat),
+                                                             "Reply-To": reply_to(cfg, game, seat)})
     write(session, _MARK_SEEN, {"b_id": seat.id, "b_version": mark[0]})
     set_committed_value(seat, "last_seen_version", max(seat.last_seen_version, mark[0]))
     return email
 
 
 def queue_game_start(session: Session, cfg: Config, game: Game, seats: list[Seat],
-                     state: engine.GameState) -> None:
-    """Welcome every human; the first welcome opens the thread; then the first turn email."""
+                     state: engine.GameState, *, turn_email: bool = True) -> None:
+    """Welcome every human; the first welcome opens the thread; then the first turn email
+    (`turn_email=False`: that turn is forced and played for its seat at once)."""
     first = True
     for seat in seats:
         if queue_welcome(session, cfg, game, seat, state, first=first) is not None:
             first = False
-    if state.to_move is not None:
+    if state.to_move is not None and turn_email:
         queue_turn_email(session, cfg, game, seats[state.to_move], state)
 
 
@@ -230,6 +258,7 @@ def address_stale_reason(seat: Seat | None, row: OutboxMessage) -> str | None:
     return None
 
 
+@i18n.speaking_to("seat")
 def game_over_email(session: Session, cfg: Config, game: Game, seat: Seat) -> Email:
     """The full game-over email, from the finished game."""
     state = load_state(game)

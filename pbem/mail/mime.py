@@ -18,7 +18,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email import policy
-from email.headerregistry import Address, HeaderRegistry
+from email.header import Header
+from email.headerregistry import Address, HeaderRegistry, UniqueUnstructuredHeader
 from email.message import EmailMessage
 from email.policy import EmailPolicy, Policy
 from email.utils import format_datetime
@@ -31,9 +32,8 @@ _HEADER_NAME = re.compile(r"^[!-9;-~]+$")
 # Headers the outbox row itself decides; extra headers may not override them.
 _RESERVED = {
     "from", "to", "cc", "bcc", "subject", "date", "message-id", "in-reply-to", "references",
-    "mime-version", "content-type", "content-transfer-encoding", "sender", "reply-to",
-    "return-path",
-}
+    "mime-version", "content-type", "content-transfer-encoding", "sender", "return-path",
+}  # Reply-To may be set (the signed reply address of a turn), as exactly one address
 
 
 class MessageError(ValueError):
@@ -90,8 +90,27 @@ class VerbatimHeader:
         return f"{name}: {self}{policy.linesep}"
 
 
+class SubjectHeader(UniqueUnstructuredHeader):
+    """The Subject: an ASCII one folded by the policy (unless that leaves its first line empty,
+    "Subject:" then CRLF); any other written as UTF-8 encoded-words (RFC 2047), the first one
+    on the name's own line. Used as a specialized class of the policy's registry."""
+
+    def fold(self, *, policy: Policy) -> str:
+        folded = super().fold(policy=policy)  # type: ignore[misc]  # BaseHeader.fold, mixed in by the registry
+        name = self.name  # type: ignore[attr-defined]  # from BaseHeader, which the registry mixes in
+        # Any non-ASCII subject (Vietnamese, French): the policy's folder drops the space where it
+        # folds between two encoded-words ("Đô Đốc và" read back "Đô Đốcvà"); Header keeps every
+        # space inside the encoded-words, so the subject is read back exactly.
+        if str(self).isascii() and folded.split(policy.linesep, 1)[0].rstrip() != f"{name}:":
+            return str(folded)
+        encoded = Header(str(self), charset="utf-8", header_name=name,
+                         maxlinelen=policy.max_line_length or 78).encode(linesep=policy.linesep)
+        return f"{name}: {encoded}{policy.linesep}"
+
+
 def _mail_policy() -> EmailPolicy[EmailMessage]:
     registry = HeaderRegistry()
+    registry.map_to_type("Subject", SubjectHeader)  # type: ignore[arg-type]  # typeshed wants a BaseHeader
     for name in VERBATIM_HEADERS:
         # A specialized class is a mixin: the registry makes a subclass of it and BaseHeader.
         registry.map_to_type(name, VerbatimHeader)  # type: ignore[arg-type]  # typeshed wants a BaseHeader
@@ -140,6 +159,8 @@ def build_message(row: OutboxMessage, cfg: Config) -> tuple[EmailMessage, Envelo
         raise MessageError(f"invalid header: {exc}") from exc
     sender = _single_address(msg["From"], "MAIL_FROM")
     recipient = _single_address(msg["To"], "the recipient")
+    if msg["Reply-To"] is not None:
+        _single_address(msg["Reply-To"], "Reply-To")
     # Quoted-printable keeps every line short and 7-bit: any server accepts it.
     msg.set_content(row.text_body, charset="utf-8", cte="quoted-printable")
     if row.html_body:

@@ -12,8 +12,10 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+import pbem.i18n as i18n
 from pbem.config import PACKAGE_DIR
 from pbem.mail.outbox import Email
+from pbem.words import plural
 
 TEMPLATE_DIR = PACKAGE_DIR / "email_templates"
 MAX_SUBJECT_LENGTH = 200
@@ -22,7 +24,7 @@ _SPACE_RE = re.compile(r"\s+")
 
 @lru_cache(maxsize=1)
 def environment() -> Environment:
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader(str(TEMPLATE_DIR)),
         autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
         undefined=StrictUndefined,
@@ -32,6 +34,9 @@ def environment() -> Environment:
         # Templates change only with a deploy: no stat() of every template file per email.
         auto_reload=False,
     )
+    env.filters["plural"] = plural  # the one plural rule (pbem/words.py), as on the pages
+    i18n.install(env)  # each email in its recipient's language: `with i18n.using(seat.language)`
+    return env
 
 
 def email_names() -> list[str]:

@@ -1,16 +1,23 @@
 """Blueprint 'dev': the inbox of the local mail catcher (development only; create_app does
-not register it in production). Read-only: every route is a GET that changes nothing.
+not register it in production). Every GET changes nothing.
 
 /dev/mail lists caught messages (newest first, `?to=` filters by recipient),
 /dev/mail/<id> shows one: headers, the text part, and the HTML part in a sandboxed iframe
 (no scripts, no same-origin; links open in a new tab so move links can be followed).
+POST /dev/mail/<id>/reply (the one route that acts) sends a reply to the message's Reply-To,
+as its recipient, by real SMTP to the inbound receiver (INBOUND_HOST:INBOUND_PORT): playing
+by reply, locally.
 """
 from __future__ import annotations
 
 import re
+import smtplib
+from email.message import EmailMessage
+from email.utils import make_msgid
 from pathlib import Path
+from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, render_template, request, send_file
+from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, send_file, url_for
 from markupsafe import Markup, escape
 
 from pbem.mail.catcher import default_mail_dir, list_mail, load_mail, mail_path
@@ -24,7 +31,7 @@ VIEWER_CSP = "; ".join([
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: http: https:",
     "base-uri 'none'",
-    "form-action 'none'",
+    "form-action 'self'",  # the Reply form only
     "frame-ancestors 'none'",
 ])
 _URL = re.compile(r"https?://[^\s<>\"']+")
@@ -73,7 +80,7 @@ def message(mail_id: str) -> Response:
         html = '<base target="_blank">' + html  # links leave the sandbox in a new tab
     return _with_csp(render_template(
         "dev/message.html", mail_id=mail_id, headers=list(msg.items()),
-        subject=str(msg.get("Subject", "")),
+        subject=str(msg.get("Subject", "")), reply_to=str(msg.get("Reply-To") or ""),
         text=linkify(text_part.get_content()) if text_part is not None else None, html=html))
 
 
@@ -83,3 +90,28 @@ def raw(mail_id: str) -> Response:
     if path is None:
         abort(404, description="No such message in the dev inbox.")
     return send_file(path, mimetype="text/plain", download_name=f"{mail_id}.eml")
+
+
+@bp.post("/mail/<mail_id>/reply")
+def reply(mail_id: str) -> Any:
+    """Send the form's words as a reply by the message's recipient, quoting it, to the receiver."""
+    msg = load_mail(mail_dir(), mail_id)
+    if msg is None or not msg.get("Reply-To"):
+        abort(404, description="No such message with a Reply-To in the dev inbox.")
+    cfg = config()
+    answer = EmailMessage()
+    answer["From"], answer["To"] = str(msg["To"]), str(msg["Reply-To"])
+    answer["Subject"] = "Re: " + str(msg.get("Subject", ""))
+    answer["Message-ID"] = make_msgid(domain="dev.localhost")
+    answer["In-Reply-To"] = str(msg.get("Message-ID", ""))
+    text_part = msg.get_body(preferencelist=("plain",))
+    quoted = "\n".join("> " + line for line in (text_part.get_content() if text_part else "").splitlines())
+    answer.set_content(f"{request.form.get('text', '')[:5000]}\n\nOn {msg.get('Date', '')}, "
+                       f"{msg.get('From', '')} wrote:\n{quoted}\n")
+    try:
+        with smtplib.SMTP(cfg.INBOUND_HOST, cfg.INBOUND_PORT, timeout=10) as smtp:
+            smtp.send_message(answer)
+    except (OSError, smtplib.SMTPException) as exc:
+        abort(502, description=f"The inbound receiver on {cfg.INBOUND_HOST}:{cfg.INBOUND_PORT} did not "
+                               f"take the reply ({exc}). Is `flask --app pbem inbound` running?")
+    return redirect(url_for("dev.inbox", to=str(msg["To"])), code=303)

@@ -17,12 +17,16 @@ import logging
 from datetime import datetime, timezone
 
 from flask import Blueprint, Flask, Response, jsonify, request
+from markupsafe import escape
 from sqlalchemy import func, text
 from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import select
 
+from pbem import i18n
 from pbem.db import read_scope
+from pbem.i18n import gettext as _
+from pbem.i18n import lazy
 from pbem.models import OutboxMessage, OutboxStatus
 from pbem.appctx import config, db
 
@@ -85,13 +89,17 @@ def healthz() -> tuple[Response, int, dict[str, str]]:
     return jsonify(body), 200, headers
 
 
-OUTAGE_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Try again in a minute</title></head>
-<body><h1>Try again in a minute</h1>
-<p>The game database is not answering right now. If you were playing a move, open your
-game page again in a minute to see whether it counted; pressing the button again is safe,
-a move never counts twice.</p></body></html>
-"""
+OUTAGE_TITLE = lazy("Try again in a minute")
+OUTAGE_TEXT = lazy("The game database is not answering right now. If you were playing a move, open your "
+                   "game page again in a minute to see whether it counted; pressing the button again is "
+                   "safe, a move never counts twice.")
+
+
+def outage_page() -> str:
+    """The 503 page, in the reader's language (no template: the database may be what failed)."""
+    title, text = escape(_(OUTAGE_TITLE)), escape(_(OUTAGE_TEXT))
+    return (f'<!doctype html>\n<html lang="{escape(i18n.current())}"><head><meta charset="utf-8">'
+            f"<title>{title}</title></head>\n<body><h1>{title}</h1>\n<p>{text}</p></body></html>\n")
 
 
 def init_database_errors(app: Flask) -> None:
@@ -106,7 +114,7 @@ def init_database_errors(app: Flask) -> None:
         if request.path == "/healthz" or request.accept_mimetypes.best == "application/json":
             response = jsonify({"error": "the database does not answer, try again in a minute"})
         else:
-            response = Response(OUTAGE_PAGE, mimetype="text/html")
+            response = Response(outage_page(), mimetype="text/html")
         response.status_code = 503
         response.headers["Retry-After"] = "30"
         return response

@@ -2,7 +2,7 @@
 
 GET /m/<token>   confirmation page of one move (changes nothing; mail scanners open links)
 POST /m/<token>  applies that move once, then 303 to the game page
-GET /g/<token>   the seat's private game page, with its legal moves as POST buttons
+GET /g/<token>   the seat's private game page; its moves link to their confirmation pages
 
 The signed token is the credential and the CSRF defence. Every refusal is an HTML page with
 a fitting 4xx status, the reason in words, and (when the token proves whose it is) a link to
@@ -10,35 +10,41 @@ the player's current game page.
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import engine
 from flask import Blueprint, redirect, render_template, request
+from sqlmodel import select
 
 from pbem import links
 from pbem.db import read_scope, session_scope
 from pbem.games import service
 from pbem.letters import notify
-from pbem.letters.board import board, move_log
+from pbem.letters.board import board, describe_move, final_result, move_log
 from pbem.logging import log_context
-from pbem.models import Game, GameStatus, Seat
+from pbem.models import Game, GameStatus, Seat, utcnow
+from pbem.schedule import local_time_text, time_left_text
 from pbem.appctx import config, db
-from pbem.games.seat_links import load_seat, lock_seat
+from pbem.games.move_refusals import move_refusal
+from pbem.games.seat_links import link_message, load_seat, lock_seat, use_seat_language
+from pbem.i18n import gettext as _
+from pbem.i18n import lazy
 
 bp = Blueprint("player", __name__)
 
 STATUS_TITLES = {
-    400: "This link does not work",
-    403: "This link is no longer yours",
-    404: "No such game",
-    409: "This move cannot be played now",
-    410: "This game is over",
-    422: "This move is not allowed",
+    400: lazy("This link does not work"),
+    403: lazy("This link is no longer yours"),
+    404: lazy("No such game"),
+    409: lazy("This move cannot be played now"),
+    410: lazy("This game is over"),
+    422: lazy("This move is not allowed"),
 }
 
 
 def _error_page(message: str, status: int, game_url: str | None = None) -> tuple[str, int]:
-    title = STATUS_TITLES.get(status, "This did not work")
+    title = _(STATUS_TITLES.get(status, lazy("This did not work")))
     return render_template("player/error.html", title=title, message=message,
                            game_url=game_url, status=status), status
 
@@ -51,6 +57,17 @@ def _seat_url(game_id: int, position: int, nonce: str) -> str:
 def _page_context(game: Game, seat: Seat, state: engine.GameState, game_url: str) -> dict[str, Any]:
     view = engine.player_view(state, seat.position)
     return {"game": game, "seat": seat, "view": view, "board": board(view), "game_url": game_url}
+
+
+def _deadline(game: Game, seat: Seat, to_move: Seat | None) -> str | None:
+    """When the turn of the player to move ends, in the reader's time zone; None without one."""
+    if game.status != GameStatus.RUNNING or game.deadline_at is None or to_move is None:
+        return None
+    when = local_time_text(game.deadline_at, seat)
+    left = time_left_text(game.deadline_at, utcnow())
+    if to_move.position == seat.position:
+        return _("Your turn ends %(when)s, in %(left)s.", when=when, left=left)
+    return _("%(player)s has until %(when)s to move, in %(left)s.", player=to_move.name, when=when, left=left)
 
 
 @bp.route("/m/<token>", methods=["GET"])
@@ -66,20 +83,24 @@ def confirm_move(token: str) -> Any:
         try:
             game, seat = load_seat(session, parsed.seat)
         except links.LinkError as exc:
-            return _error_page(exc.message, exc.status)
+            return _error_page(link_message(exc), exc.status)
+        use_seat_language(seat)
         game_url = _seat_url(game.id, seat.position, seat.link_nonce)  # type: ignore[arg-type]  # stored: its id is set
         try:
             move = engine.normalize_move(parsed.move)
         except engine.IllegalMove as exc:
-            return _error_page(str(exc), 422, game_url)
+            return _error_page(move_refusal(exc), 422, game_url)
         state = service.load_state(game)  # parsed once: for the checks and for the page
         refusal = service.refusal(session, game, seat.position, move, parsed.version, player=seat,
                                   state=state)
         if refusal is not None:
             return _error_page(refusal.message, refusal.status, game_url)
         context = _page_context(game, seat, state, game_url)
+        presented = next((mv for mv in context["board"]["moves"] if mv["move"] == move), None)
         return render_template("player/confirm.html", token=token, move=move,
-                               move_text=engine.describe_move(move, context["view"]), **context)
+                               move_text=describe_move(move, context["view"]),
+                               move_number=presented["number"] if presented else None,
+                               outcome=presented["outcome"] if presented else None, **context)
 
 
 @bp.route("/m/<token>", methods=["POST"])
@@ -95,12 +116,13 @@ def play_move(token: str) -> Any:
     try:
         with session_scope(db()) as session:
             game, seats, seat = lock_seat(session, parsed.seat)
+            use_seat_language(seat)
             page = (game.id, seat.position, seat.link_nonce)  # type: ignore[assignment]  # stored: its id is set
             outcome = service.apply_game_move(session, cfg, parsed.game_id, parsed.position,
                                               parsed.move, expected_version=parsed.version,
                                               source="player", game=game, seats=seats)
     except links.LinkError as exc:
-        return _error_page(exc.message, exc.status)
+        return _error_page(link_message(exc), exc.status)
     except service.GameError as exc:
         return _error_page(exc.message, exc.status, _seat_url(*page) if page else None)
     assert page is not None  # set before the move was applied
@@ -114,13 +136,14 @@ def game_page(token: str) -> Any:
     try:
         parsed = links.read_seat(cfg, token)
     except links.LinkError as exc:
-        return _error_page(exc.message, exc.status)
+        return _error_page(link_message(exc), exc.status)
     log_context(game_id=parsed.game_id)
     with read_scope(db()) as session:
         try:
             game, seat = load_seat(session, parsed)
         except links.LinkError as exc:
-            return _error_page(exc.message, exc.status)
+            return _error_page(link_message(exc), exc.status)
+        use_seat_language(seat)
         context = _page_context(game, seat, service.load_state(game),
                                 _seat_url(game.id, seat.position, seat.link_nonce))  # type: ignore[arg-type]  # stored: its id is set
         view = context["view"]
@@ -128,10 +151,16 @@ def game_page(token: str) -> Any:
         moves = notify.move_links(cfg, game, seat, view) if playable else []
         records = service.moves_of(session, game.id)  # type: ignore[arg-type]  # stored: its id is set
         log = move_log(records, view)
+        final = final_result(view, [json.loads(r.events_json or "[]") for r in records]) \
+            if view["finished"] else None
+        to_move = session.exec(select(Seat).where(Seat.game_id == game.id,
+                                                  Seat.position == game.to_move)).first() \
+            if game.to_move is not None else None
         played = request.args.get("played", type=int)
         just_played = next((entry for entry, record in zip(log, records)
                             if record.number == played and record.seat == seat.position), None)
-        return render_template("player/game.html", moves=moves, log=log,
+        return render_template("player/game.html", moves=moves, log=log, final=final,
+                               deadline=_deadline(game, seat, to_move),
                                just_played=just_played, **context)
 
 
@@ -142,7 +171,8 @@ def _link_error(exc: links.LinkError) -> tuple[str, int]:
         with read_scope(db()) as session:
             try:
                 game, seat = load_seat(session, exc.seat)
+                use_seat_language(seat)
                 game_url = _seat_url(game.id, seat.position, seat.link_nonce)  # type: ignore[arg-type]  # stored: its id is set
             except links.LinkError:
                 game_url = None
-    return _error_page(exc.message, exc.status, game_url)
+    return _error_page(link_message(exc), exc.status, game_url)

@@ -16,6 +16,8 @@ from flask import Flask, Response, abort, request
 from werkzeug.datastructures import Headers
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from pbem.i18n import gettext as _
+
 CONTENT_SECURITY_POLICY = "; ".join([
     "default-src 'self'",
     "script-src 'self'",
@@ -107,5 +109,5 @@ def init_origin_check(app: Flask, base_url: str, *, exempt: Iterable[str] = ()) 
             return
         sent_from = origin_of(origin)
         if sent_from is None or sent_from not in (ours, origin_of(request.host_url)):
-            abort(403, "This form was sent from another site, so it was not accepted. "
-                       "Open the page again from its own address and send the form from there.")
+            abort(403, _("This form was sent from another site, so it was not accepted. "
+                         "Open the page again from its own address and send the form from there."))

@@ -13,6 +13,8 @@ from typing import Any
 from flask.templating import Environment
 from markupsafe import Markup
 
+from pbem import i18n
+
 _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
@@ -31,6 +33,7 @@ class PageEnvironment(Environment):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.filters["card"] = card_html
+        i18n.install(self)  # the reader's language (pbem/i18n.py, set per request)
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:

@@ -70,6 +70,17 @@ def page(browser, live_server) -> Iterator[object]:
     context.close()
 
 
+@pytest.fixture
+def phone(browser) -> Iterator[object]:
+    """A page in a phone-sized browser, with no server (390 px, touch, the page's own viewport
+    tag honoured, as a phone's browser or mail app does)."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.set_default_timeout(5000)
+    yield page
+    context.close()
+
+
 def screenshot(page, name: str) -> None:
     """Save the page at desktop and phone width (full page) under test-artifacts/screenshots/."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

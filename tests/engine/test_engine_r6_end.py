@@ -69,17 +69,20 @@ def test_r6_3_score_is_gold_captured_minus_gold_in_hand_also_while_running():
     assert team_scores(state) is None
 
 
-def test_r6_3_i5_a_view_shows_running_scores_only_where_it_may_see_the_hand():
-    # Ann's running score would tell Bob the gold in her hand: he sees what she captured.
+def test_r6_3_i5_a_view_shows_every_reader_the_same_public_scores_and_only_its_own_hand_cost():
+    # A running score (captured minus hand) would tell Bob the gold in Ann's hand: every reader
+    # sees the captured gold of every side, and beside it what its own hand would cost.
     state = position(ANN_BOB, [["M4", "B1"], ["M2"]], pile=["G1"],
                      score_piles=[[5, 3], [2]])
-    assert player_view(state, 0)["scores"] == [4, 2]
-    assert player_view(state, 1)["scores"] == [8, 0]
+    assert player_view(state, 0)["scores"] == player_view(state, 1)["scores"] == [8, 2]
+    assert player_view(state, 0)["hand_penalty"] == [4, None]
+    assert player_view(state, 1)["hand_penalty"] == [None, 2]
     assert player_view(state, 1)["captured_gold"] == [8, 2]
     teams = position(NAMES, [["M4"], ["B1"], ["M2"], ["G1"]], pile=["G2"],
                      score_piles=[[5], [3, 2], [6], []], teams=True)
-    assert player_view(teams, 1)["scores"] == [1, 5, 6, 0]
-    assert player_view(teams, 1)["team_scores"] == [6, 6]
+    assert player_view(teams, 1)["scores"] == player_view(teams, 2)["scores"] == [5, 5, 6, 0]
+    assert player_view(teams, 1)["team_scores"] == player_view(teams, 2)["team_scores"] == [10, 6]
+    assert player_view(teams, 1)["hand_penalty"] == [4, 0, None, None]
 
 
 def test_r6_3_a_team_scores_the_sum_of_its_two_players():

@@ -40,7 +40,8 @@ def test_a_view_holds_no_other_hand_and_no_pile_order():
     assert "hands" not in view and view["partner_hand"] is None
     assert view["hand"] == hands[1]
     assert isinstance(view["draw_pile"], int)
-    assert set(view) - VIEW_KEYS <= {"options", "captured_gold"}
+    assert set(view) - VIEW_KEYS <= {"options", "captured_gold", "hand_merchants", "hand_penalty",
+                                     "out_of_game"}
 
 
 def test_admin_view_adds_every_hand():

@@ -100,12 +100,13 @@ def html_part(msg: EmailMessage) -> str:
 
 
 def move_links(text: str) -> list[tuple[str, str]]:
-    """(sentence, path) of every move link in a text email."""
-    return [(m["text"].strip(), m["url"][len(BASE_URL):]) for m in LINK_RE.finditer(text)]
+    """(sentence, path) of every move link in a text email (without its short number "3. ")."""
+    return [(re.sub(r"^\d+\. ", "", m["text"].strip()), m["url"][len(BASE_URL):])
+            for m in LINK_RE.finditer(text)]
 
 
 def game_page_path(text: str) -> str:
-    match = re.search(r"http://korsar\.test(/g/\S+)", text)
+    match = re.search(r"http://korsar\.test(/g/[^/\s]+)(?:\s|$)", text)  # not /g/<token>/prefs
     assert match, "no game page link"
     return match[1]
 

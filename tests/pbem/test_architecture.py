@@ -17,6 +17,7 @@ LAYERS = {
     "pbem": ENTRY,  # the package root: create_app
     "pbem.web": ENTRY, "pbem.cli": ENTRY, "pbem.worker": ENTRY, "pbem.devserver": ENTRY,
     "pbem.gunicorn_conf": ENTRY,
+    "pbem.inbound": ENTRY,  # replies by email: the SMTP receiver, the IMAP poller, their one handler
     # the game domain: games, moves, bots, turn clocks, notices, vacations, admin actions
     "pbem.games": DOMAIN,  # with its turn clocks (pbem.games.clocks)
     # every email: what it says and to whom
@@ -25,7 +26,8 @@ LAYERS = {
     "pbem.mail": MAIL,
     # storage, settings and pure helpers
     "pbem.config": BASE, "pbem.models": BASE, "pbem.db": BASE, "pbem.sqlite": BASE,
-    "pbem.links": BASE, "pbem.logging": BASE, "pbem.runtime": BASE, "pbem.auth": BASE,
+    "pbem.words": BASE, "pbem.i18n": BASE, "pbem.links": BASE, "pbem.logging": BASE, "pbem.runtime": BASE,
+    "pbem.auth": BASE,
     "pbem.appctx": BASE, "pbem.schedule": BASE, "pbem.store": BASE, "pbem.migrations": BASE,
 }
 
@@ -40,7 +42,10 @@ LAZY_ALLOWED = {
     ("pbem", "pbem.web.health"): "create_app registers the blueprints",
     ("pbem", "pbem.web.player"): "create_app registers the blueprints",
     ("pbem", "pbem.web.prefs"): "create_app registers the blueprints",
+    ("pbem", "pbem.web.talk"): "create_app registers the blueprints",
+    ("pbem", "pbem.web.rules"): "create_app registers the blueprints",
     ("pbem", "pbem.web.converters"): "create_app registers the URL converters",
+    ("pbem", "pbem.web.i18n_web"): "create_app sets each request's language",
     ("pbem", "pbem.web.security"): "create_app installs the security headers",
     ("pbem", "pbem.logging"): "JSON logs are configured only outside tests",
     ("pbem", "pbem.games.clocks.reminders"): "create_app hands mail its writers (register_writers)",

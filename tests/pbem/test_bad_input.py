@@ -52,7 +52,8 @@ GAME_FORM = {("form", "name"): "Bad input", ("form", "deadline_hours"): "72",
              ("form", "reminders"): "50,85", ("form", "on_timeout"): "autoplay",
              ("form", "end_settlement"): "resolve", ("form", "teams"): "", ("form", "waiting_time"): "",
              ("form", "players-0-name"): "Ann", ("form", "players-0-email"): "ann@example.com",
-             ("form", "players-0-kind"): "human", ("form", "players-1-kind"): "bot:greedy"}
+             ("form", "players-0-kind"): "human", ("form", "players-0-language"): "fr",
+             ("form", "players-1-kind"): "bot:greedy"}
 # Keys the pager's links copy from the query string into url_for (which has keyword arguments
 # of its own: `endpoint`, `_external`, `_scheme`, `_anchor`, `_method`).
 PAGER_KEYS = {("args", "endpoint"): "", ("args", "_scheme"): "", ("args", "_external"): "",
@@ -77,6 +78,7 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
     "admin.game_extend": {("form", "hours"): "5"},
     "admin.seat_email": {("form", "email"): "new@example.com"},
     "admin.seat_to_bot": {("form", "bot"): "greedy"},
+    "admin.seat_language": {("form", "language"): "vi"},
     "admin.seat_back": {},
     "admin.game_abort": {("form", "reason"): "testing"},
     "admin.outbox": {("args", "show"): "sent", ("args", "page"): "2", **PAGER_KEYS},
@@ -86,18 +88,23 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
     "admin.stats": {},
     "admin.audit": {("args", "page"): "2", **PAGER_KEYS},
     "health.healthz": {},
+    "rules.rules_page": {("args", "lang"): "fr"},
     "prefs.prefs_page": {("args", "saved"): "vacation"},
     "prefs.vacation": {("form", "first_day"): TOMORROW, ("form", "last_day"): TOMORROW},
     "prefs.vacation_cancel": {},
     "prefs.digest": {("form", "digest"): "on"},
     "prefs.reminders": {("form", "reminders"): "on"},
     "prefs.set_timezone": {("form", "timezone"): "Europe/Paris"},
+    "prefs.play_forced": {("form", "forced"): "on"},
+    "prefs.set_language": {("form", "language"): "fr"},
     "prefs.unsubscribe_page": {},
     "prefs.unsubscribe": {("form", "List-Unsubscribe"): "One-Click"},
     "dev.inbox": {("args", "to"): "ann@example.com"},
     "dev.inbox_json": {("args", "to"): "ann@example.com"},
     "dev.message": {},
     "dev.raw": {},
+    "dev.reply": {("form", "text"): "draw"},
+    "talk.send_talk": {("form", "text"): "hello partner"},
 }
 
 # Values past a field's first checks, where the generic ones stop early: endpoint -> field -> values.

@@ -45,6 +45,13 @@ def test_create_game_prints_the_id_alone_on_its_last_line(app, runner):
     assert [m.kind for m in outbox(app)] == ["welcome", "welcome", "turn"]
 
 
+@pytest.mark.parametrize("flag, talk", [((), False), (("--table-talk",), True)])
+def test_table_talk_is_off_unless_the_game_is_created_with_it(app, runner, flag, talk):
+    result = _create(runner, "--player", ANN, "--player", BOB, *flag)
+    assert result.exit_code == 0, result.output
+    assert game_row(app, int(result.output.strip().splitlines()[-1])).table_talk is talk
+
+
 def test_create_game_with_teams_and_a_deck_file(app, runner, tmp_path):
     deck = deck_with_hands(["M8", "AD", "BC", "GC", "RC", "KC"])
     path = tmp_path / "deck.json"

@@ -68,7 +68,9 @@ def test_web_workers_and_the_mail_worker_write_at_once_without_a_locked_database
     assert samples.errors == {}
     assert samples.moves > PLAYERS
     with read_scope(db) as session:
-        assert session.exec(select(func.count()).select_from(MoveRecord)).one() == samples.moves
+        # Each seat's only legal move is played for it at once ("forced"): not a POST of the bench.
+        assert session.exec(select(func.count()).select_from(MoveRecord)
+                            .where(MoveRecord.source != "forced")).one() == samples.moves
         sent = session.exec(select(func.count()).select_from(OutboxMessage)
                             .where(OutboxMessage.status == OutboxStatus.SENT)).one()
         total = session.exec(select(func.count()).select_from(OutboxMessage)).one()

@@ -44,7 +44,7 @@ def _mid_game_context(app) -> dict:
         "unsubscribe_url": "http://korsar.test/u/x", "lines": ["Bob drew a card."],
         "subject": "A notice", "reason": "timeout", "waiting_for": seat, "for_admin": False,
         "admin_url": "http://korsar.test/admin/games/1", "move_text": "Draw a card",
-        "start_local": "Monday", "end_local": "Friday", "days_left": "3"})
+        "start_local": "Monday", "end_local": "Friday", "days_left": "3 vacation days"})
     return context
 
 
@@ -174,7 +174,7 @@ def test_the_turn_email_shows_battles_holds_and_captains_in_words(app):
     deliver(app)  # turn emails are written when they are sent
     bob = outbox(app, to_addr="bob@example.com", kind="turn")[-1].text_body
     assert "Ship 1: Merchant ship (5 gold), owner Ann" in bob
-    assert "you: Blue, strength 3 (strongest) - Blue 3" in bob
+    assert "You: Blue, strength 3 (strongest) - Blue 3" in bob
     assert "Ann: Green, strength 1 - Green 1" in bob
     assert "On hold until Ann moves next." in bob
     assert "Ann played Green 1 on Ann's ship 1 (5 gold)." in bob

@@ -20,7 +20,7 @@ from pbem.models import OutboxStatus
 
 T0 = datetime(2026, 5, 1, 12, 0, 0)
 MAIL_DIR = Path(__file__).resolve().parents[2] / "pbem" / "mail"
-ALLOWED = ("pbem.config", "pbem.db", "pbem.models", "pbem.mail")
+ALLOWED = ("pbem.config", "pbem.db", "pbem.models", "pbem.mail", "pbem.words", "pbem.i18n")
 
 
 def _pbem_imports(path: Path) -> set[str]:

@@ -210,19 +210,22 @@ def test_the_game_page_shows_the_private_view_moves_log_and_status(app, client, 
     sections = hand_sections(page.text)
     assert list(sections.hands) == [("own", "0")]
     assert sorted(sections.hands[("own", "0")]) == sorted(view["hand"])
-    buttons = page.text.count('action="/m/')
-    assert buttons == len(view["legal_moves"])
+    buttons = page.text.count('data-move-button=')
+    assert buttons == len(view["legal_moves"]) and 'action="/m/' not in page.text
     assert "It is your turn." in page.text and "No moves yet." in page.text
     assert "Draw pile: 66 cards." in page.text
     bob = client.get(_page_path(app, game_id, 1))
-    assert "Waiting for Ann to move." in bob.text and 'action="/m/' not in bob.text
+    assert "Waiting for Ann to move." in bob.text and 'data-move-button=' not in bob.text
 
 
-def test_every_button_of_the_game_page_plays_its_move(app, client, game_id):
+def test_every_button_of_the_game_page_opens_its_confirmation_which_plays_it(app, client, game_id):
     page = client.get(_page_path(app, game_id, 0))
     import re
 
-    actions = re.findall(r'action="(/m/[^"]+)"', page.text)
+    confirmations = re.findall(r'<a class="move" href="(/m/[^"]+)"', page.text)
+    assert game_row(app, game_id).version == 0  # opening a confirmation plays nothing
+    actions = [re.search(r'action="(/m/[^"]+)"', client.get(path).text)[1] for path in confirmations]
+    assert game_row(app, game_id).version == 0
     response = client.post(actions[-1])
     assert response.status_code == 303 and game_row(app, game_id).version == 1
     assert client.post(actions[0]).status_code == 409  # the turn is over

@@ -84,7 +84,7 @@ def test_a_refused_preference_shows_the_sentence_of_its_code(client, setup, path
     response = client.post(_prefs_url(cfg, mover(engine, game_id)) + path, data=data)
     sentence, status = refusals.SENTENCES[code]
     assert response.status_code == status
-    assert sentence.split("{")[0].replace("'", "&#39;") in response.get_data(as_text=True)
+    assert sentence.split("%(")[0].replace("'", "&#39;") in response.get_data(as_text=True)
 
 
 def test_a_damaged_unsubscribe_link_says_so_with_the_tables_sentence(client):

@@ -147,7 +147,7 @@ def test_every_email_kind_to_a_player_carries_the_raw_one_click_headers(app, smt
     from pbem.letters import emails
     from pbem.games.clocks.vacation import take_vacation
     from pbem.games import lifecycle
-    from pbem.letters import notify
+    from pbem.letters import notify, replies
     from pbem.games.service import load_state, seats_of
     from pbem.mail.render import email_names
     from pbem.models import Game
@@ -177,6 +177,11 @@ def test_every_email_kind_to_a_player_carries_the_raw_one_click_headers(app, smt
         for kind in ("attacked", "news", "digest"):
             emails.queue_events(session, cfg, game, seats[1], kind, ["Ann drew a card."], now=later)
         emails.queue_paused(session, cfg, game, seats, reason="timeout", now=later)  # + the admin
+        emails.queue_resumed(session, cfg, game, seats, now=later)
+        state = load_state(game)  # the answers to replies by email, and a partner's long words
+        replies.queue_answer(session, cfg, game, seats[0], state, played="Ann drew a card.")
+        replies.queue_answer(session, cfg, game, seats[1], state, reason="It is not your turn.")
+        replies.queue_heard(session, cfg, game, seats[1], "Ann", "Keep your blue pirates.")
         notify.queue_game_over(session, cfg, game, seats, load_state(game))  # written at delivery
     deliver(engine, cfg, smtp_server, utcnow())
 

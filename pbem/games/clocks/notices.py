@@ -4,22 +4,26 @@ A notice is stored in the transaction of the move (or action) that caused it, wi
 may go out: now, or one hour after the seat's last attack email (at most one per hour), or the
 seat's next digest time (08:00 local) for players who chose the daily digest. The sweep sends
 every due notice of a seat as one email. Unsubscribed seats get no notices. Texts are public
-information only (the engine's event sentences), never a hand.
+information only (the events' sentences), never a hand; each is written in its reader's
+language when it is stored: give `add_notice`/`add_news` a function writing it
+(`lambda: _("%(name)s is back.", name=...)`), called in each seat's language.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, time, timedelta
 from typing import Any
 
-import engine
 from sqlalchemy import bindparam, func, insert, update
 from sqlmodel import Session, col, select
 
+import pbem.i18n as i18n
+from pbem.letters.board import describe_event
 from pbem.schedule import seat_zone, to_local, to_utc
 from pbem.config import Config
 from pbem.db import write
 from pbem.letters import emails
-from pbem.models import Game, Notice, NoticeStatus, Seat, SeatKind
+from pbem.models import Game, Notice, NoticeStatus, OutboxMessage, Seat, SeatKind
 
 ATTACK_EMAIL_INTERVAL = timedelta(hours=1)
 DIGEST_TIME = time(8, 0)
@@ -47,11 +51,19 @@ def _last_attack_email(session: Session, seat: Seat) -> datetime | None:
     return session.exec(_LAST_ATTACK_EMAIL, params={"seat_id": seat.id}).one()
 
 
-def add_notice(session: Session, game: Game, seat: Seat, kind: str, text: str, *,
+# A notice's text: written already, or a function that writes it in the current language.
+NoticeText = str | Callable[[], str]
+
+
+def add_notice(session: Session, game: Game, seat: Seat, kind: str, text: NoticeText, *,
                now: datetime) -> bool:
-    """Store one notice for `seat` with the time it may be emailed (False: seat wants none)."""
+    """Store one notice for `seat` with the time it may be emailed (False: seat wants none); a
+    function `text` writes it in the seat's language."""
     if not wants_events(seat):
         return False
+    if callable(text):
+        with i18n.using(seat.language):
+            text = text()
     due = now
     if seat.digest:
         due = next_digest_time(seat, now)
@@ -65,7 +77,7 @@ def add_notice(session: Session, game: Game, seat: Seat, kind: str, text: str, *
     return True
 
 
-def add_news(session: Session, game: Game, seats: list[Seat], text: str, *, now: datetime,
+def add_news(session: Session, game: Game, seats: list[Seat], text: NoticeText, *, now: datetime,
              skip: Seat | None = None) -> None:
     """Tell the table something (a vacation, a seat handed to the bot)."""
     for seat in seats:
@@ -74,8 +86,9 @@ def add_news(session: Session, game: Game, seats: list[Seat], text: str, *, now:
 
 
 def record_attacks(session: Session, cfg: Config, game: Game, seats: list[Seat],
-                   events: list[dict[str, Any]], now: datetime) -> int:
-    """Called with a stored move's events: a notice to each owner whose ship another side attacked."""
+                   events: list[dict[str, Any]], now: datetime, *, told: Seat | None = None) -> int:
+    """Called with a stored move's events: a notice to each owner whose ship another side
+    attacked, but `told`, whose turn email queued with the move carries the same news."""
     players = [s.name for s in sorted(seats, key=lambda s: s.position)]
     by_position = {s.position: s for s in seats}
     count = 0
@@ -84,9 +97,10 @@ def record_attacks(session: Session, cfg: Config, game: Game, seats: list[Seat],
             continue
         owner = event["owner"]
         owner_seat = by_position.get(owner)
-        if owner_seat is None:
+        if owner_seat is None or (told is not None and owner_seat.id == told.id):
             continue
-        text = engine.describe_event(event, players, owner)
+        def text(event: dict[str, Any] = event, owner: int = owner) -> str:
+            return describe_event(event, players, owner)
         if add_notice(session, game, owner_seat, "attacked", text, now=now):
             count += 1
     return count
@@ -110,6 +124,28 @@ def claim_due_notices(session: Session, seat_id: int, now: datetime) -> list[tup
     return sorted((id_, kind, text) for id_, kind, text in rows)
 
 
+# An attack notice is dropped when a turn email to its seat was queued within this time after
+# it: that turn email tells the same news ("since your last turn"), written when it is sent.
+TOLD_BY_TURN_EMAIL = timedelta(minutes=1)
+
+
+def _not_told_yet(session: Session, seat: Seat, notices: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """The claimed notices but the attacks a turn email queued within the minute already tells."""
+    attacks = dict(session.exec(select(Notice.id, Notice.created_at).where(
+        col(Notice.id).in_([n[0] for n in notices if n[1] == "attacked"]))).all())
+    if not attacks:
+        return notices
+    first, last = min(attacks.values()), max(attacks.values())
+    turns = list(session.exec(select(OutboxMessage.created_at).where(
+        OutboxMessage.seat_id == seat.id, OutboxMessage.kind == "turn",
+        col(OutboxMessage.created_at) >= first,
+        col(OutboxMessage.created_at) <= last + TOLD_BY_TURN_EMAIL)))
+    told = {id_ for id_, at in attacks.items() if any(at <= t <= at + TOLD_BY_TURN_EMAIL for t in turns)}
+    if told:
+        session.execute(update(Notice).where(col(Notice.id).in_(told)).values(status=NoticeStatus.DROPPED))
+    return [n for n in notices if n[0] not in told]
+
+
 def send_due_notices(session: Session, cfg: Config, seat_id: int, now: datetime) -> int:
     """One email with every due notice of one seat (attack batch, news, or the digest)."""
     notices = claim_due_notices(session, seat_id, now)
@@ -122,6 +158,9 @@ def send_due_notices(session: Session, cfg: Config, seat_id: int, now: datetime)
         return 0
     game = session.get(Game, seat.game_id)
     assert game is not None
+    notices = _not_told_yet(session, seat, notices)
+    if not notices:
+        return 0
     if seat.digest:
         emails.queue_events(session, cfg, game, seat, "digest", [t for _, _, t in notices], now=now)
         return 1

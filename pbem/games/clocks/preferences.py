@@ -1,5 +1,5 @@
 """A player's own settings, reached by their seat link: vacations, the daily digest, reminders
-on/off, the time zone, and the unsubscribe link of their emails.
+on/off, the time zone, forced moves played for them, and the unsubscribe link of their emails.
 
 Each function takes the verified token (`pbem.links.SeatToken`, or the unsubscribe token's
 text), locks the game with its seats once, checks the token against the seat as it is then
@@ -20,6 +20,7 @@ from pbem.letters.unsubscribe import read_unsubscribe
 from pbem.games.clocks.vacation import book_vacation, end_vacation
 from pbem.config import Config
 from pbem.games.seat_links import GONE, lock_seat
+from pbem.games.service import play_forced_turn
 from pbem.logging import log_context
 from pbem.models import Game, GameStatus, Seat
 
@@ -47,6 +48,19 @@ def set_digest(session: Session, cfg: Config, token: links.SeatToken, on: bool, 
 def set_reminders(session: Session, cfg: Config, token: links.SeatToken, on: bool, *, now: datetime) -> Seat:
     """Reminders and event emails on or off (off is an unsubscribe; turn emails always go)."""
     return _change_seat(session, token, now, unsubscribed=not on)
+
+
+def set_play_forced(session: Session, cfg: Config, token: links.SeatToken, on: bool, *,
+                    now: datetime) -> Seat:
+    """"Play my forced moves for me" on or off. Switched on during a forced turn of the seat,
+    that turn is played at once (`pbem.games.service.play_forced_turn`)."""
+    game, seats, seat = lock_seat(session, token)
+    seat.play_forced = on
+    session.add(seat)
+    session.flush()  # the seat as stored: the forced move's UPDATE checks the game's version
+    if on and game.to_move == seat.position:
+        play_forced_turn(session, cfg, game, seats, now)
+    return seat
 
 
 def check_time_zone(name: str) -> str:

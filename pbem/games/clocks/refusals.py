@@ -9,36 +9,60 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.games.service import GameError
+from pbem.i18n import gettext as _
+from pbem.i18n import lazy
 
-# code -> (sentence, HTTP status); the sentence is filled in with the fields given to `refuse`.
+# code -> (sentence, HTTP status); the sentence (a msgid of the `pages` catalog) is filled in,
+# in the reader's language, with the fields given to `refuse`.
 SENTENCES: dict[str, tuple[str, int]] = {
-    "game_over": ("This game is over: no vacation needed.", 410),
-    "bad_date": ("The {label} must be a date like 2026-07-14.", 422),
-    "last_before_first": ("The last day of your vacation must not be before its first day.", 422),
-    "in_the_past": ("A vacation cannot start in the past.", 422),
-    "too_far_ahead": ("The last day of your vacation must be within the next {days} days (by {by}).", 422),
-    "already_booked": ("You already have a vacation booked in this game; "
-                       "wait until it is over to book another.", 409),
-    "not_enough_days": ("That is {length:.1f} days, but you have only {left:g} vacation days left "
-                        "in this game.", 422),
-    "no_vacation": ("You have no vacation booked in this game.", 409),
-    "bad_time_zone": ("{shown!r} is not a time zone like Europe/Paris or America/New_York.", 422),
-    "damaged_unsubscribe_link": ("This unsubscribe link is damaged or was not made by us. "
-                                 "Copy the whole link from your email.", 400),
-    "old_unsubscribe_link": ("This unsubscribe link belongs to an older address of this seat "
-                             "and no longer works.", 403),
+    "game_over": (lazy("This game is over: no vacation needed."), 410),
+    "bad_date": (lazy("The %(label)s must be a date like 2026-07-14."), 422),
+    "last_before_first": (lazy("The last day of your vacation must not be before its first day."), 422),
+    "in_the_past": (lazy("A vacation cannot start in the past."), 422),
+    "too_far_ahead": (lazy("The last day of your vacation must be within the next %(days)s days (by %(by)s)."), 422),
+    "already_booked": (lazy("You already have a vacation booked in this game; "
+                            "wait until it is over to book another."), 409),
+    "not_enough_days": (lazy("That is %(length)s, but you have only %(left)s left in this game."), 422),
+    "no_vacation": (lazy("You have no vacation booked in this game."), 409),
+    "bad_time_zone": (lazy("%(shown)s is not a time zone like Europe/Paris or America/New_York."), 422),
+    "empty_time_zone": (lazy("An empty name is not a time zone like Europe/Paris or America/New_York."), 422),
+    "damaged_unsubscribe_link": (lazy("This unsubscribe link is damaged or was not made by us. "
+                                      "Copy the whole link from your email."), 400),
+    "old_unsubscribe_link": (lazy("This unsubscribe link belongs to an older address of this seat "
+                                  "and no longer works."), 403),
 }
+EMPTY_ZONE = "An empty name"  # what pbem.games.clocks.preferences passes as `shown` for ""
 
 
 class Refused(GameError):
-    """A refused preference, vacation or unsubscribe request; `code` is its key in SENTENCES."""
+    """A refused preference, vacation or unsubscribe request; `code` is its key in SENTENCES.
+    `message` is the sentence in the language in force when it was raised; `text()` writes it
+    again in the language in force now (a page that learns the seat's language afterwards)."""
 
-    def __init__(self, code: str, message: str, status: int) -> None:
+    def __init__(self, code: str, message: str, status: int, fields: dict[str, Any] | None = None) -> None:
         super().__init__(message, status)
         self.code = code
+        self.fields = dict(fields or {})
+
+    def text(self) -> str:
+        return _sentence(self.code, self.fields)
+
+
+def _sentence(code: str, fields: dict[str, Any]) -> str:
+    shown = dict(fields)
+    if "label" in shown:
+        shown["label"] = _(shown["label"])  # "first day" / "last day", msgids below
+    text = _(SENTENCES[code][0], **shown)
+    return text[:1].upper() + text[1:]
+
+
+DAY_LABELS = (lazy("first day"), lazy("last day"))  # the `label` of bad_date
 
 
 def refuse(code: str, **fields: Any) -> Refused:
-    """The refusal `code` with its sentence filled in (raise it)."""
-    sentence, status = SENTENCES[code]
-    return Refused(code, sentence.format(**fields), status)
+    """The refusal `code` with its sentence filled in, in the current language (raise it)."""
+    if code == "bad_time_zone":
+        if fields.get("shown") in ("", EMPTY_ZONE):
+            code = "empty_time_zone"
+        fields["shown"] = repr(fields.get("shown", ""))
+    return Refused(code, _sentence(code, fields), SENTENCES[code][1], fields)

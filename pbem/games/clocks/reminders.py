@@ -30,6 +30,7 @@ from sqlalchemy.orm import QueryableAttribute, load_only
 from sqlmodel import Session, col, select
 
 from pbem.letters import emails
+import pbem.i18n as i18n
 from pbem.letters.emails import reminder_extra
 from pbem.schedule import is_clocked, next_reminder, on_vacation
 from pbem.letters.unsubscribe import unsubscribe_headers, unsubscribe_url
@@ -61,7 +62,8 @@ _CLAIM_COLUMNS = (
                            Game.reminders, Game.reminders_sent, Game.next_reminder_at, Game.on_timeout)),
     load_only(*_attributes(Seat.id, Seat.game_id, Seat.position, Seat.email, Seat.kind,
                            Seat.handed_to_bot, Seat.unsubscribed, Seat.timezone, Seat.vacation_start,
-                           Seat.vacation_end, Seat.link_nonce)),  # the nonce signs the unsubscribe link
+                           Seat.vacation_end, Seat.link_nonce,  # the nonce signs the unsubscribe link
+                           Seat.language)),  # the reminder's subject is in the seat's language
 )
 
 
@@ -83,6 +85,7 @@ def wants_reminder(seat: Seat | None, now: datetime) -> bool:
     return no_reminder_reason(seat, now) is None
 
 
+@i18n.speaking_to("seat")
 def _queue_reminder(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> OutboxRow:
     """Queue a reminder written at delivery (`DEFERRED`)."""
     # Stamped with the instant of the claim (the sweep's clock): a turn started after it makes
@@ -131,12 +134,14 @@ def queue_due_reminders(session: Session, cfg: Config, game_ids: list[int], now:
 
 
 # ---------------------------------------------------------------- at delivery
+@i18n.speaking_to("seat")
 def reminder_email(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> Email:
     """The full reminder: the turn email's content with fresh links, plus the time left."""
     context = notify.seat_context(session, cfg, game, seat, load_state(game))
     context.update(reminder_extra(game, seat, now))
     context["unsubscribe_url"] = unsubscribe_url(cfg, seat)
-    return render_email(KIND, seat.email or "", context, unsubscribe_headers(cfg, seat))
+    return render_email(KIND, seat.email or "", context, {**unsubscribe_headers(cfg, seat),
+                                                          "Reply-To": notify.reply_to(cfg, game, seat)})
 
 
 def stale_reason(game: Game | None, seat: Seat | None, row: OutboxMessage, now: datetime) -> str | None:

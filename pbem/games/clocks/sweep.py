@@ -31,7 +31,9 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 from pbem.games.clocks import notices, reminders
+import pbem.i18n as i18n
 from pbem.letters import emails
+from pbem.letters.board import describe_move
 from pbem.schedule import is_clocked
 from pbem.config import Config
 from pbem.db import batched_writes, read_scope
@@ -151,7 +153,8 @@ def _timeout(session: Session, cfg: Config, game: Game, seats: list[Seat],
         view = korsar.player_view(state, seat.position)  # what the bot sees, and the email's words
         planned = plan_move(session, cfg, game, seats, seat.position, bot_move(game, seat, state, view, cfg=cfg),
                             expected_version=game.version, source="timeout", now=now, state=state)
-        move_text = korsar.describe_move(planned.move, view)
+        with i18n.using(seat.language):  # the email says what was played in the seat's words
+            move_text = describe_move(planned.move, view)
         emails.queue_timeout_autoplay(session, cfg, game, seat, move_text=move_text, now=now)
     log.info("timeout game=%s seat=%s policy=%s", game.id, seat.position, policy)
     return _Timeout(policy, seat, planned)

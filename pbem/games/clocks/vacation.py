@@ -14,13 +14,16 @@ from datetime import date, datetime, timedelta
 from sqlmodel import Session
 
 from pbem.letters import emails
-from pbem.games.clocks.notices import add_news
-from pbem.schedule import extend_for_absence, is_clocked, local_midnight, replan_reminders, \
+from pbem.games.clocks.notices import add_news, add_notice
+from pbem.i18n import gettext as _
+from pbem.schedule import extend_for_absence, is_clocked, local_midnight, local_time_text, replan_reminders, \
     seat_zone, to_local
 from pbem.config import Config
 from pbem.games.clocks.refusals import refuse
 from pbem.games.service import lock_game_with_seats
 from pbem.models import Game, GameStatus, Seat
+from pbem import i18n
+from pbem.words import plural
 
 
 # How far ahead a vacation may be booked (its last day at most this many days after today): a
@@ -86,7 +89,9 @@ def book_vacation(session: Session, cfg: Config, game: Game, seats: list[Seat], 
     end = local_midnight(last_day + timedelta(days=1), zone)
     length = (end - start).total_seconds() / 86400
     if length > days_left(cfg, seat) + 1e-9:
-        raise refuse("not_enough_days", length=length, left=days_left(cfg, seat))
+        with i18n.using(seat.language):  # the counts in the seat's words, like the sentence
+            raise refuse("not_enough_days", length=plural(round(length, 1), "day"),
+                         left=plural(days_left(cfg, seat), "vacation day"))
     seat.vacation_start, seat.vacation_end = start, end
     seat.vacation_days_used = round(seat.vacation_days_used + length, 4)
     session.add(seat)
@@ -96,10 +101,13 @@ def book_vacation(session: Session, cfg: Config, game: Game, seats: list[Seat], 
         replan_reminders(game, seat, now)
         session.add(game)
     emails.queue_vacation(session, cfg, game, seat, now=now, days_left=days_left(cfg, seat))
-    start_utc, end_utc = (f"{d:%A %d %B %Y %H:%M} UTC" for d in (start, end))
-    add_news(session, game, seats,
-             f"{seat.name} is on vacation from {start_utc} until {end_utc}; "
-             "their turns are extended by the time away.", now=now, skip=seat)
+    for reader in seats:  # the dates in each reader's zone, written as in their turn emails
+        if reader.id != seat.id:
+            def news(reader: Seat = reader) -> str:  # in the reader's language too
+                return _("%(name)s is on vacation from %(start)s until %(end)s; their turns are extended "
+                         "by the time away.", name=seat.name, start=local_time_text(start, reader),
+                         end=local_time_text(end, reader))
+            add_notice(session, game, reader, "news", news, now=now)
     return seat
 
 
@@ -129,6 +137,6 @@ def end_vacation(session: Session, cfg: Config, game: Game, seats: list[Seat], s
             game.deadline_at = shorter
         replan_reminders(game, seat, now)
         session.add(game)
-    add_news(session, game, seats, f"{seat.name} is back: their vacation is cancelled.",
+    add_news(session, game, seats, lambda: _("%(name)s is back: their vacation is cancelled.", name=seat.name),
              now=now, skip=seat)
     return seat

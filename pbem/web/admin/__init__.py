@@ -13,6 +13,7 @@ from werkzeug.exceptions import HTTPException
 from pbem.auth import current_admin_email, load_admin, login_redirect
 from pbem.db import read_scope
 from pbem.appctx import db
+from pbem.words import plural
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -75,6 +76,10 @@ def page_url(endpoint: str, page: int) -> str:
     args: dict[str, Any] = {k: v for k, v in request.args.items()
                             if k not in ("endpoint", "page") and not k.startswith("_")}
     return url_for(endpoint, **args, page=page)
+
+
+# The one plural rule (pbem/words.py) for every page: `{{ n|plural("card") }}`.
+bp.add_app_template_filter(plural, "plural")
 
 
 @bp.app_template_filter("admin_dt")

@@ -23,7 +23,9 @@ from wtforms import (
 from wtforms import SelectChoice  # type: ignore[attr-defined]  # new in WTForms 3.3; types-WTForms 3.2 lacks it
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
 
-from pbem.games.service import GameError, SeatSpec, check_email, setup_problems
+from pbem.games.service import (MAX_GAME_NAME_LENGTH, MAX_NAME_LENGTH, GameError, SeatSpec, check_email,
+                                setup_problems)
+from pbem.i18n import LANGUAGES
 from pbem.models import SeatKind
 
 MAX_SEATS = 8
@@ -68,12 +70,19 @@ class ButtonForm(FlaskForm):
 
 
 class PlayerRow(Form):
-    name = StringField("Name", validators=[Optional(), Length(max=100)])
+    # The limits are the service's (`check_name`), whose sentences the form shows: no Length here.
+    name = StringField("Name", validators=[Optional()], render_kw={"maxlength": MAX_NAME_LENGTH})
     email = StringField("Email", validators=[Optional()])  # checked with the whole setup
     kind = SelectField(
         "Plays as",
         choices=[SelectChoice("human", "a person")] + [SelectChoice(f"bot:{b}", f"{b} bot") for b in BOT_NAMES],
         default="human",
+    )
+    # Blank: the language the address chose last (its preferences page), else English.
+    language = SelectField(
+        "Language",
+        choices=[SelectChoice("", "as last time")] + [SelectChoice(c, n) for c, n in LANGUAGES.items()],
+        default="",
     )
 
 
@@ -85,15 +94,16 @@ class PlayerEntry:
     email: str | None
     bot: str | None
     row: int = 0  # its row in the form (rows left empty are skipped)
+    language: str | None = None
 
     def spec(self) -> SeatSpec:
         if self.bot is None:
-            return SeatSpec(name=self.name, email=self.email)
+            return SeatSpec(name=self.name, email=self.email, language=self.language)
         return SeatSpec(name=self.name, kind=SeatKind.BOT, bot=self.bot)
 
 
 class CreateGameForm(FlaskForm):
-    name = StringField("Game name", validators=[Optional(), Length(max=200)])
+    name = StringField("Game name", validators=[Optional()], render_kw={"maxlength": MAX_GAME_NAME_LENGTH})
     players = FieldList(FormField(PlayerRow), min_entries=MAX_SEATS, max_entries=MAX_SEATS)
     teams = BooleanField("Team play (4, 6 or 8 players; neighbours are partners)")
     # No seed field: a seed an admin types is a deal anyone can guess. Every game made here is
@@ -105,6 +115,7 @@ class CreateGameForm(FlaskForm):
         default="resolve",
     )
     waiting_time = BooleanField("Waiting time house rule (2 or 3 players only)")
+    table_talk = BooleanField("Table talk: players may write to the whole table (partners in team games always may)")
     deadline_hours = FloatField("Hours per turn", default=72,
                                 validators=[InputRequired(message="Give the hours a player has per turn."),
                                             NumberRange(min=1, max=24 * 30, message="Between 1 and 720 hours.")])
@@ -127,7 +138,8 @@ class CreateGameForm(FlaskForm):
             if name or email or bot:
                 if bot and not name:
                     name = f"{bot.capitalize()} bot"
-                out.append(PlayerEntry(name=name, email=None if bot else email, bot=bot, row=index))
+                out.append(PlayerEntry(name=name, email=None if bot else email, bot=bot, row=index,
+                                       language=row.form.language.data or None))
         return out
 
     def validate(self, extra_validators: Mapping[str, Sequence[Any]] | None = None) -> bool:
@@ -166,6 +178,11 @@ class ExtendDeadlineForm(FlaskForm):
 
 class ChangeEmailForm(FlaskForm):
     email = StringField("New email", validators=[DataRequired(message="Give the new address."), EmailAddress()])
+
+
+class SeatLanguageForm(FlaskForm):
+    language = SelectField("Language", choices=[SelectChoice(c, n) for c, n in LANGUAGES.items()],
+                           validators=[DataRequired(message="Choose a language.")])
 
 
 class HandToBotForm(FlaskForm):

@@ -15,10 +15,12 @@ from pbem.auth import current_admin_email, record_audit
 from pbem.db import session_scope
 from pbem.games import lifecycle
 from pbem.games.admin_actions import resend_turn_email
-from pbem.games.service import GameError
+from pbem.games.service import GameError, change_seat_language
 from pbem.models import utcnow
 from pbem.web.admin import bp
-from pbem.web.admin.forms import ChangeEmailForm, ExtendDeadlineForm, HandToBotForm, has_control_characters
+from pbem.i18n import LANGUAGES
+from pbem.web.admin.forms import ChangeEmailForm, ExtendDeadlineForm, HandToBotForm, SeatLanguageForm, \
+    has_control_characters
 from pbem.web.admin.games import render_detail
 from pbem.appctx import config, db
 
@@ -99,6 +101,22 @@ def seat_email(game_id: int, position: int) -> Any:
         return (f"{seat.name} now plays from {seat.email}; their old links no longer work.",
                 f"seat {position} ({seat.name}) -> {seat.email}")
     return run_action(game_id, "change_email", act, email_forms={position: form})
+
+
+@bp.route("/games/<id:game_id>/seats/<id(min=0):position>/language", methods=["POST"])
+def seat_language(game_id: int, position: int) -> Any:
+    """What the seat reads from now on (its next email, its pages); its address's next game too."""
+    form = SeatLanguageForm()
+    if not form.validate():
+        return render_detail(game_id, error="The language was not changed: choose one of "
+                                            f"{', '.join(LANGUAGES)}.", status=422)
+    code = form.language.data or ""
+
+    def act(session: Session, now: Any, actor: str) -> tuple[str, str]:
+        seat = change_seat_language(session, game_id, position, code, now=now)
+        return (f"{seat.name} reads {LANGUAGES[seat.language]} from now on.",
+                f"seat {position} ({seat.name}) -> {seat.language}")
+    return run_action(game_id, "seat_language", act)
 
 
 @bp.route("/games/<id:game_id>/seats/<id(min=0):position>/bot", methods=["POST"])

@@ -51,6 +51,7 @@ def game_new() -> Any:
                              "waiting_time": bool(form.waiting_time.data)},
                     name=(form.name.data or "").strip(), deadline_hours=float(form.deadline_hours.data),
                     reminders=(form.reminders.data or "").strip(), on_timeout=form.on_timeout.data,
+                    table_talk=bool(form.table_talk.data),
                 )
                 record_audit(session, current_admin_email() or "?", "create_game", game_id=game.id,
                              detail=f"{game.name} ({len(specs)} players)")  # never the deal

@@ -1,0 +1,207 @@
+"""The expert bots: searches over determinizations of the hidden cards.
+
+Both see only the view (``Sampler`` deals the unseen cards anew for every
+sample) and play samples out with the greedy policy on the core state
+(playout.py). The objective is the bot's side's final score margin over the best
+other side, in team scores in team play, so a bot plays for its partner too; the
+game's options (waiting time, end settlement) travel in the sampled states.
+
+- ``ExpertBot`` (``expert``), determinized flat Monte Carlo (PIMC): every legal move
+  is played out on the same samples (common random numbers, so moves are
+  compared on equal deals); a move whose paired loss to the best is clearly
+  beyond noise stops being sampled, and the search stops early once one
+  move is left.
+- ``IsmctsBot`` (``expert_ismcts``), single-observer Information Set MCTS (Cowling,
+  Powley and Whitehouse 2012): one tree over every seat's moves, each
+  iteration restricted to the moves legal in its sample, UCB1 counted over the
+  iterations in which a move was available.
+
+Budget: ``budget_ms`` of this thread's CPU time (``time.thread_time``: load on the
+machine does not change what a search does with its share), or ``iterations``
+playouts, which makes the choice a function of the view and the rng alone.
+A move with one legal option is returned at once.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+from engine.bots.base import Bot
+from engine.bots.playout import margin, play_out
+from engine.bots.sampler import Sampler
+from engine.core import legal_moves, side_scores, step
+from engine.moves import encode
+from engine.state import GameState
+
+DEFAULT_BUDGET_MS = 450.0  # think time at most about half a second a move
+_MIN_SAMPLES = 6  # samples every move gets before it may be dropped
+_PRUNE_Z = 2.5  # a move is dropped when its paired loss exceeds this many standard errors
+_UCB_C = 0.7  # exploration constant, rewards in units of _REWARD_SCALE gold
+_REWARD_SCALE = 20.0
+
+
+class _Budget:
+    """Playouts or CPU milliseconds left to this search."""
+
+    def __init__(self, budget_ms: float | None, iterations: int | None) -> None:
+        self.iterations = iterations
+        self.deadline = (time.thread_time() + budget_ms / 1000.0
+                         if iterations is None and budget_ms is not None else None)
+        self.used = 0
+
+    def spend(self) -> bool:
+        """Count one playout; False once the budget is used up."""
+        self.used += 1
+        if self.iterations is not None:
+            return self.used < self.iterations
+        return self.deadline is None or time.thread_time() < self.deadline
+
+
+class _SearchBot(Bot):
+    def __init__(self, budget_ms: float | None = DEFAULT_BUDGET_MS,
+                 iterations: int | None = None) -> None:
+        if iterations is None and budget_ms is None:
+            raise ValueError("A search bot needs a budget: milliseconds or iterations.")
+        self.budget_ms = budget_ms
+        self.iterations = iterations
+        self.last_playouts = 0  # playouts the last choice used (for benchmarks)
+
+    def choose(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+        moves = view["legal_moves"]
+        if not moves:
+            raise ValueError("There is no legal move in this view: it is not this seat's turn.")
+        self.last_playouts = 0
+        if len(moves) == 1:
+            return dict(moves[0])  # nothing to think about
+        budget = _Budget(self.budget_ms, self.iterations)
+        seat = view["seat"]
+        side = view["team_of"][seat] if view["teams"] else seat
+        best = self._search(Sampler(view), [encode(m) for m in moves], side, rng, budget)
+        self.last_playouts = budget.used
+        return dict(moves[best])
+
+    def _search(self, sampler: Sampler, moves: list[int], side: int, rng: random.Random,
+                budget: _Budget) -> int:
+        raise NotImplementedError
+
+
+class ExpertBot(_SearchBot):
+    """Determinized flat Monte Carlo with greedy playouts and paired pruning."""
+
+    name = "expert"
+
+    def _search(self, sampler: Sampler, moves: list[int], side: int, rng: random.Random,
+                budget: _Budget) -> int:
+        results: list[list[float]] = [[] for _ in moves]
+        active = list(range(len(moves)))
+        going = True
+        while going and len(active) > 1:
+            deal = sampler.sample(rng)
+            seed = rng.getrandbits(32)
+            for i in active:
+                st = deal.clone()
+                step(st, moves[i])
+                play_out(st, random.Random(seed))  # the same tie-breaks for every move
+                results[i].append(margin(st, side))
+                if not budget.spend():
+                    going = False
+                    break
+            if going and len(results[active[0]]) >= _MIN_SAMPLES:
+                active = _survivors(results, active)
+        return max(active, key=lambda i: (_mean(results[i]), -i))
+
+
+def _mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs) if xs else -math.inf
+
+
+def _survivors(results: list[list[float]], active: list[int]) -> list[int]:
+    """The moves not clearly worse than the best: paired differences on shared samples."""
+    lead = max(active, key=lambda i: (_mean(results[i]), -i))
+    keep = []
+    for i in active:
+        if i != lead:
+            n = len(results[i])
+            diffs = [a - b for a, b in zip(results[lead], results[i])]
+            mu = sum(diffs) / n
+            var = sum((d - mu) ** 2 for d in diffs) / (n - 1)
+            if mu > _PRUNE_Z * math.sqrt(var / n) + 1e-9:
+                continue
+        keep.append(i)
+    return keep
+
+
+class _Node:
+    __slots__ = ("children", "visits", "total", "avail", "side")
+
+    def __init__(self, side: int) -> None:
+        self.children: dict[int, _Node] = {}
+        self.visits = 0
+        self.total = 0.0  # reward of the side that made the move into this node
+        self.avail = 0
+        self.side = side
+
+
+class IsmctsBot(_SearchBot):
+    """Single-observer ISMCTS with greedy playouts."""
+
+    name = "expert_ismcts"
+
+    def _search(self, sampler: Sampler, moves: list[int], side: int, rng: random.Random,
+                budget: _Budget) -> int:
+        root = _Node(-1)
+        going = True
+        while going:
+            st = sampler.sample(rng)
+            path = [root]
+            node = root
+            while not st.finished:
+                legal = moves if node is root else legal_moves(st)
+                untried = [m for m in legal if m not in node.children]
+                mover = st.side_of[st.seat]
+                if untried:
+                    m = untried[int(rng.random() * len(untried))]
+                    for c in legal:
+                        if c in node.children:
+                            node.children[c].avail += 1
+                    child = node.children[m] = _Node(mover)
+                    child.avail = 1
+                    step(st, m)
+                    path.append(child)
+                    break
+                m = _ucb(node, legal)
+                node = node.children[m]
+                step(st, m)
+                path.append(node)
+            play_out(st, rng)
+            rewards = _side_rewards(st)
+            for n in path[1:]:
+                n.visits += 1
+                n.total += rewards[n.side]
+            going = budget.spend()
+        return max(range(len(moves)),
+                   key=lambda i: (root.children[moves[i]].visits
+                                  if moves[i] in root.children else -1, -i))
+
+
+def _ucb(node: _Node, legal: list[int]) -> int:
+    best, best_m = -math.inf, legal[0]
+    children = node.children
+    for m in legal:
+        c = children[m]
+        c.avail += 1
+        u = c.total / c.visits + _UCB_C * math.sqrt(math.log(c.avail) / c.visits)
+        if u > best:
+            best, best_m = u, m
+    return best_m
+
+
+def _side_rewards(st: GameState) -> list[float]:
+    """Per side: its margin over the best other side, scaled for UCB1."""
+    scores = side_scores(st)
+    out = []
+    for s, v in enumerate(scores):
+        out.append((v - max(x for t, x in enumerate(scores) if t != s)) / _REWARD_SCALE)
+    return out

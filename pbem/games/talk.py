@@ -1,0 +1,106 @@
+"""Talk: a player's words to their partner (team games) or to the table (individual games whose
+`table_talk` is on). Plain text (HTML stripped), limited in size and rate; a long message goes
+out by email at once, a short one waits for the next email its reader gets."""
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import ColumnElement, func, or_
+from sqlmodel import Session, col, select
+
+from pbem.config import Config
+from pbem.letters import replies
+from pbem.i18n import gettext as _
+from pbem.i18n import lazy
+from pbem.models import Game, Seat, TalkMessage
+
+MAX_TALK_CHARS = 1000
+MAX_TALK_PER_HOUR = 20
+LONG_TALK_CHARS = 280  # longer: emailed at once
+_TAG = re.compile(r"<[^>]*>")
+
+# Why words were not passed on (`Said.refused`: the msgid; `Said.refused_text`: in words).
+NO_TABLE_TALK = lazy("Table talk is off in this game: your words were not passed on.")
+TOO_MUCH_TALK = lazy("You have sent %(count)s messages in the last hour: wait a little "
+                     "before the next one (this one was not passed on).")
+
+
+@dataclass(frozen=True)
+class Said:
+    """What became of a message: stored for `listeners`, or refused and why."""
+
+    text: str = ""
+    listeners: tuple[str, ...] = ()  # their names
+    refused: str | None = None
+    cut: bool = False  # shortened to MAX_TALK_CHARS
+
+    @property
+    def refused_text(self) -> str:
+        """Why the words were not passed on, in the current language ("" if they were)."""
+        return _(self.refused, count=MAX_TALK_PER_HOUR) if self.refused else ""
+
+
+@dataclass(frozen=True)
+class TalkLine:
+    who: str
+    text: str
+    at: datetime
+    to_team: bool
+
+
+def clean(text: str) -> str:
+    """Plain text: tags out, entities decoded, control characters out, spaces tidied."""
+    text = html.unescape(_TAG.sub(" ", text))
+    text = "".join(c for c in text if c == "\n" or c >= " ")
+    return "\n".join(" ".join(line.split()) for line in text.split("\n")).strip()
+
+
+def _audience(game: Game, seats: list[Seat], seat: Seat) -> tuple[int | None, list[Seat]] | None:
+    if game.teams:
+        return seat.team, [s for s in seats if s.team == seat.team and s.position != seat.position]
+    if game.table_talk:
+        return None, [s for s in seats if s.position != seat.position]
+    return None
+
+
+def say(session: Session, cfg: Config, game: Game, seats: list[Seat], seat: Seat, text: str,
+        now: datetime) -> Said:
+    """Store `seat`'s words for its partner (or the table) in the caller's transaction."""
+    text = clean(text)
+    if not text:
+        return Said()
+    audience = _audience(game, seats, seat)
+    if audience is None:
+        return Said(text=text, refused=NO_TABLE_TALK)
+    recent = session.exec(select(func.count()).select_from(TalkMessage).where(
+        TalkMessage.game_id == game.id, TalkMessage.seat == seat.position,
+        col(TalkMessage.created_at) > now - timedelta(hours=1))).one()
+    if recent >= MAX_TALK_PER_HOUR:
+        return Said(text=text, refused=TOO_MUCH_TALK)
+    cut = len(text) > MAX_TALK_CHARS
+    if cut:
+        text = text[: MAX_TALK_CHARS - 1].rstrip() + "…"
+    to_team, listeners = audience
+    long = len(text) > LONG_TALK_CHARS
+    session.add(TalkMessage(game_id=game.id, seat=seat.position, to_team=to_team, text=text,  # type: ignore[arg-type]  # stored: its id is set
+                            created_at=now, delivered_at=now if long else None))
+    if long:
+        for listener in listeners:
+            replies.queue_heard(session, cfg, game, listener, seat.name, text)
+    session.flush()
+    return Said(text=text, listeners=tuple(s.name for s in listeners), cut=cut)
+
+
+def _readable_by(seat: Seat) -> ColumnElement[bool]:
+    return or_(col(TalkMessage.to_team).is_(None), col(TalkMessage.to_team) == seat.team)
+
+
+def visible(session: Session, game: Game, seats: list[Seat], seat: Seat, limit: int = 200) -> list[TalkLine]:
+    """The talk `seat` may read (its team's and the table's), oldest first."""
+    names = {s.position: s.name for s in seats}
+    rows = session.exec(select(TalkMessage).where(TalkMessage.game_id == game.id, _readable_by(seat))
+                        .order_by(col(TalkMessage.id).desc()).limit(limit)).all()
+    return [TalkLine(names.get(r.seat, "?"), r.text, r.created_at, r.to_team is not None) for r in reversed(rows)]

@@ -1,0 +1,203 @@
+"""The player's language: English, French or Vietnamese, one per seat (`Seat.language`).
+
+Everything a player reads goes through `gettext` / `ngettext` here, in Python and in the
+templates (jinja2's i18n extension, new-style: `{{ _("Ship %(n)s", n=3) }}`). The language is
+a context variable, so one code path serves a page (set per request from the seat or the
+browser) and the mail worker (set per email, for its recipient: `using(seat.language)`).
+
+Catalogs: `pbem/translations/<code>/LC_MESSAGES/<domain>.po`, compiled to `.mo` by `make
+install` (`make translations`). Two domains, so the emails' words and the pages' words are kept
+in two files: `emails` (pbem/email_templates, pbem/letters) and `pages` (pbem/templates,
+pbem/web, pbem/games). A message is looked up in both.
+
+Who sets it: a page, `pbem/web/i18n_web.py` (Accept-Language, the switch's `?lang=` and cookie;
+a seat-token view then `pbem.games.seat_links.use_seat_language(seat)`); an email, the letters'
+functions decorated `@speaking_to("seat")` (context and templates in the recipient's language,
+the worker's deferred writers included); a table notice, `add_notice` with a function for its
+text (pbem/games/clocks/notices.py). Admin pages and admin emails stay English.
+
+`PSEUDO` is a test locale: every translated string comes back wrapped in markers, so a test
+can see any text that did not go through a catalog (dates and numbers from Babel too).
+"""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import datetime, timezone
+from functools import lru_cache, wraps
+from gettext import NullTranslations
+from typing import Any, Literal, ParamSpec, TypeVar
+from zoneinfo import ZoneInfo
+
+from babel import Locale, UnknownLocaleError
+from babel.dates import format_date as _format_date
+from babel.dates import format_time as _format_time
+from babel.dates import get_datetime_format
+from babel.numbers import format_decimal
+from babel.support import Translations
+
+from pbem.config import PACKAGE_DIR
+
+LANGUAGES: dict[str, str] = {"en": "English", "fr": "Français", "vi": "Tiếng Việt"}
+DEFAULT = "en"
+PSEUDO = "en_XX"  # tests only: "⟦text⟧" for every translated string
+PSEUDO_OPEN, PSEUDO_CLOSE = "⟦", "⟧"
+TRANSLATIONS_DIR = PACKAGE_DIR / "translations"
+DOMAINS = ("emails", "pages")
+
+_current: ContextVar[str] = ContextVar("korsar_language", default=DEFAULT)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def normalise(code: str | None) -> str:
+    """A language code we speak ("fr-FR", "FR", "vi_VN" -> "fr", "vi"), else the default."""
+    if code == PSEUDO:
+        return PSEUDO
+    head = (code or "").replace("_", "-").split("-")[0].strip().lower()
+    return head if head in LANGUAGES else DEFAULT
+
+
+@lru_cache(maxsize=None)
+def translations(code: str) -> NullTranslations:
+    """Both domains' catalogs of `code`, merged (an empty catalog for English)."""
+    merged = Translations()
+    if code in (DEFAULT, PSEUDO):
+        return merged
+    for domain in DOMAINS:
+        loaded = Translations.load(str(TRANSLATIONS_DIR), [code], domain=domain)
+        if isinstance(loaded, Translations):
+            merged.merge(loaded)
+            merged.plural = loaded.plural  # merge() copies the messages, not the plural rule
+    return merged
+
+
+def current() -> str:
+    """The language in force here (a page's reader, an email's recipient)."""
+    return _current.get()
+
+
+def set_language(code: str | None) -> Any:
+    """Set the language for the rest of this context; returns a token for `reset`."""
+    return _current.set(normalise(code))
+
+
+def reset(token: Any) -> None:
+    _current.reset(token)
+
+
+@contextmanager
+def using(code: str | None) -> Iterator[str]:
+    """`with using(seat.language):` render an email in its recipient's language."""
+    token = set_language(code)
+    try:
+        yield current()
+    finally:
+        _current.reset(token)
+
+
+def speaking_to(param: str = "seat") -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Decorates a function that writes to one seat (its argument `param`, a Seat or None): its
+    whole body, context and rendering, runs in that seat's language (`seat.language`; English
+    for None, an admin's email). `@i18n.speaking_to("listener")`."""
+    def decorate(fn: Callable[P, R]) -> Callable[P, R]:
+        index = list(inspect.signature(fn).parameters).index(param)
+
+        @wraps(fn)
+        def in_language(*args: P.args, **kwargs: P.kwargs) -> R:
+            seat = kwargs[param] if param in kwargs else args[index] if index < len(args) else None
+            token = _current.set(normalise(getattr(seat, "language", None)))
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _current.reset(token)
+        return in_language
+    return decorate
+
+
+def _wrap(text: str, code: str) -> str:
+    return f"{PSEUDO_OPEN}{text}{PSEUDO_CLOSE}" if code == PSEUDO else text
+
+
+def gettext(message: str, **params: Any) -> str:
+    """`message` in the current language, `%(name)s` placeholders filled from `params`."""
+    code = current()
+    text = _wrap(translations(code).gettext(message), code)
+    return text % params if params else text
+
+
+def ngettext(singular: str, plural: str, n: int | float, **params: Any) -> str:
+    """The form for `n` in the current language (French: 0 and 1 singular; Vietnamese: one
+    form); `%(num)s` is `n` written in that language."""
+    code = current()
+    # gettext's plural rules take integers: 2.5 days reads as plural, like 2 days.
+    count = int(n) if float(n).is_integer() else 2
+    text = _wrap(translations(code).ngettext(singular, plural, count), code)
+    return text % {"num": format_number(n), **params}
+
+
+def lazy(message: str) -> str:
+    """Marks `message` for extraction where it is defined; translate it with `gettext` where it
+    is used (tables of sentences built at import time)."""
+    return message
+
+
+def locale() -> Locale:
+    code = current()
+    try:
+        return Locale.parse(DEFAULT if code == PSEUDO else code)
+    except UnknownLocaleError:
+        return Locale.parse(DEFAULT)
+
+
+def format_number(n: int | float) -> str:
+    """14, 2.5 ("2,5" in French): never "14.0"."""
+    if isinstance(n, float) and n.is_integer():
+        n = int(n)
+    return format_decimal(n, locale=locale())
+
+
+def format_datetime(when: datetime, zone: str | ZoneInfo | None = None,
+                    date_format: Literal["full", "long"] = "long") -> str:
+    """A UTC instant in `zone`, as the current language writes a date and time:
+    "4 décembre 2026, 16:07", "16:07 4 tháng 12, 2026", "December 4, 2026, 4:07 PM";
+    `date_format="full"` names the weekday ("vendredi 4 décembre 2026, 16:07")."""
+    tz = zone if isinstance(zone, ZoneInfo) else ZoneInfo(zone or "UTC")
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    local = when.astimezone(tz)
+    loc = locale()
+    pattern = str(get_datetime_format(date_format, locale=loc)).replace("'", "")
+    text = pattern.format(_format_time(local, "short", locale=loc), _format_date(local, date_format, locale=loc))
+    return _wrap(text, current())  # Babel's words: the pseudo-locale shows them as translated
+
+
+def format_date(when: datetime, zone: str | ZoneInfo | None = None) -> str:
+    """The date alone, in `zone`: "4 décembre 2026"."""
+    tz = zone if isinstance(zone, ZoneInfo) else ZoneInfo(zone or "UTC")
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return _wrap(_format_date(when.astimezone(tz), "long", locale=locale()), current())
+
+
+def _template_gettext(message: str) -> str:
+    code = current()
+    return _wrap(translations(code).gettext(message), code)
+
+
+def _template_ngettext(singular: str, plural: str, n: int) -> str:
+    code = current()
+    return _wrap(translations(code).ngettext(singular, plural, n), code)
+
+
+def install(env: Any) -> None:
+    """Give a Jinja environment `_`, `gettext` and `ngettext` in the current language. New style:
+    Jinja fills the placeholders itself (`{{ _("Ship %(n)s", n=3) }}`, `num` in ngettext) and
+    escapes their values in HTML templates."""
+    env.add_extension("jinja2.ext.i18n")
+    env.install_gettext_callables(_template_gettext, _template_ngettext, newstyle=True)
+    env.globals["current_language"] = current
+    env.globals["format_datetime"] = format_datetime
+    env.globals["format_number"] = format_number

@@ -1,0 +1,57 @@
+"""The answers to a reply by email ("played: ...", "not played: why", "the game moved on",
+the game is over or paused), and words passed to a partner at once. Queued in the caller's
+transaction, to the seat's own address only, each with a fresh signed Reply-To."""
+from __future__ import annotations
+
+from typing import Any
+
+import engine
+from sqlmodel import Session
+
+from pbem import links
+import pbem.i18n as i18n
+from pbem.config import Config
+from pbem.letters import notify
+from pbem.letters.unsubscribe import unsubscribe_headers, unsubscribe_url
+from pbem.mail.outbox import OutboxRow
+from pbem.models import Game, GameStatus, Seat
+
+PLAYED, REFUSED, TALK = "reply_played", "reply_refused", "talk_heard"
+
+
+def reply_headers(cfg: Config, game: Game, seat: Seat) -> dict[str, str]:
+    """The signed Reply-To of an email to `seat` about the game as it is now."""
+    return {"Reply-To": links.reply_address(cfg, game.id, seat.position, seat.link_nonce, game.version)}  # type: ignore[arg-type]  # stored: its id is set
+
+
+@i18n.speaking_to("seat")
+def queue_answer(session: Session, cfg: Config, game: Game, seat: Seat, state: engine.GameState, *,
+                 played: str | None = None, reason: str | None = None, happened: list[str] | None = None,
+                 since: int | None = None, notes: list[str] | None = None,
+                 heard: list[dict[str, str]] | None = None) -> OutboxRow | None:
+    """Answer `seat`'s reply: `played` (the move in words) or `reason` it was not played; the
+    seat's board now and its moves numbered again when it is to move."""
+    playable = (game.status == GameStatus.RUNNING and state.to_move == seat.position
+                and not seat.handed_to_bot)
+    context: dict[str, Any] = notify.seat_context(session, cfg, game, seat, state,
+                                                  since=state.version if since is None else since,
+                                                  with_moves=playable)
+    context.update(played=played, reason=reason, happened=happened or [], notes=notes or [],
+                   heard=heard or [], status=game.status)
+    headers = {**unsubscribe_headers(cfg, seat), **reply_headers(cfg, game, seat)}
+    return notify.queue_email(session, cfg, game, seat, PLAYED if played else REFUSED, context,
+                              headers=headers)
+
+
+@i18n.speaking_to("listener")
+def queue_heard(session: Session, cfg: Config, game: Game, listener: Seat, speaker: str,
+                text: str) -> OutboxRow | None:
+    """A long message of `speaker` to `listener`, at once (short ones wait for the next email)."""
+    context: dict[str, Any] = {
+        "game": {"id": game.id, "name": game.name, "teams": game.teams},
+        "board": {"you": listener.name}, "speaker": speaker, "text": text,
+        "game_url": notify.seat_page_url(cfg, listener), "rules_url": links.rules_url(cfg),
+        "unsubscribe_url": unsubscribe_url(cfg, listener),
+    }
+    headers = {**unsubscribe_headers(cfg, listener), **reply_headers(cfg, game, listener)}
+    return notify.queue_email(session, cfg, game, listener, TALK, context, headers=headers)

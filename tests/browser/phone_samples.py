@@ -1,0 +1,280 @@
+"""Sample emails and player pages for the phone-width test, made through the real code paths:
+games created by the service with hostile and non-Latin names, moves played, clocks swept,
+admin actions taken, and the outbox delivered to the test SMTP server (emails written at
+delivery are written then, as the worker writes them). Nothing here builds a template context
+by hand, so what the templates hold at run time is what gets measured."""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from email.message import EmailMessage
+from email.utils import make_msgid
+from typing import Any
+
+import engine
+from flask import Flask
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from pbem import links
+from pbem.config import Config
+from pbem.db import session_scope
+from pbem.games import lifecycle, service
+from pbem.games.clocks import preferences
+from pbem.games.clocks.sweep import run_sweep
+from pbem.inbound.handler import handle_message
+from pbem.letters import notify
+from pbem.letters.unsubscribe import unsubscribe_url
+from pbem.mail.delivery import deliver_due
+from pbem.models import Game, GameStatus, OutboxMessage, OutboxStatus, Seat, utcnow
+
+
+
+def next_monday_morning() -> datetime:
+    """10:00 UTC on the next Monday: the samples' clock starts there, after every row queued at
+    the real time (some are), so that each is due when the test's clock delivers."""
+    today = utcnow().replace(hour=10, minute=0, second=0, microsecond=0)
+    return today + timedelta(days=7 - today.weekday())
+
+
+# Hostile names: 40 characters with no break, diacritics stacked on Vietnamese, right-to-left
+# Arabic, emoji sequences (the pirate flag, a family), and a long unbroken word in the game's name.
+LONG_UNBROKEN = "Wolfeschlegelsteinhausenbergerdorffvoral"  # 40 characters, no break
+PLAYERS = [
+    f"{LONG_UNBROKEN} <wolf@example.com>",
+    "Nguyễn Thị Phương Thảo Hoàng Quốc Việt <thao@example.com>",
+    "عبد الرحمن بن محمد الخوارزمي <abd@example.com>",
+    "Anne Bonny 🏴‍☠️👨‍👩‍👧‍👦 Calico Jack 🦜 <anne@example.com>",  # joined by U+200D
+]
+GAME_NAME = "Donaudampfschifffahrtskapitänsmützenband"  # 40 characters, no break
+SHORT_GAME_NAME = "Tàu buôn ở Hội An 🏝️"
+# Free text that reaches an email as it was typed (an admin's abort reason): emoji sequences
+# and a long unbroken word.
+ABORT_REASON = ("🏴‍☠️ 👨‍👩‍👧‍👦 Mutiny on board: "
+                "Rindfleischetikettierungsüberwachungsaufgabenübertragungsgesetz")
+ADMIN_ADDRESS = "boss@korsar.test"
+# Words for a partner, long enough to be emailed at once (pbem/games/talk.py), unbroken in part.
+TALK = ("Ahoy! 🏴‍☠️ Keep your Blue captain for ship 3, I will draw until the "
+        "Rindfleischetikettierungsüberwachungsaufgabenübertragungsgesetz admiral shows up. "
+        "Chúng ta sẽ thắng ván này nếu giữ bình tĩnh. سنفوز إذا صبرنا. " * 2)
+
+
+@dataclass(frozen=True)
+class Letter:
+    """One delivered email: its kind, recipient and HTML part, as sent."""
+
+    kind: str
+    to_addr: str
+    subject: str
+    html: str
+
+
+def _db(app: Flask) -> Engine:
+    return app.extensions["korsar_db"]
+
+
+def _cfg(app: Flask) -> Config:
+    return app.config["KORSAR"]
+
+
+def _seats(app: Flask, game_id: int) -> list[Seat]:
+    with session_scope(_db(app)) as s:
+        return service.seats_of(s, game_id)
+
+
+def _game(app: Flask, game_id: int) -> Game:
+    with session_scope(_db(app)) as s:
+        game = s.get(Game, game_id)
+        assert game is not None
+        return game
+
+
+def _token(seat: Seat) -> links.SeatToken:
+    return links.SeatToken(seat.game_id, seat.position, seat.link_nonce)
+
+
+class Table:
+    """A game driven through the service at a clock the test moves."""
+
+    def __init__(self, app: Flask, smtp_host: str, smtp_port: int, players: list[str], *,
+                 name: str, teams: bool, seed: int, now: datetime | None = None) -> None:
+        self.app, self.now = app, now or next_monday_morning()
+        self.smtp_cfg = replace(_cfg(app), SMTP_HOST=smtp_host, SMTP_PORT=smtp_port)
+        with session_scope(_db(app)) as s:
+            game = service.create_game(s, _cfg(app), players, teams=teams, seed=seed, name=name,
+                                       deadline_hours=24, reminders="50", on_timeout="autoplay",
+                                       now=self.now)
+            assert game.id is not None
+            self.game_id: int = game.id
+        self.deliver()
+
+    def at(self, delta: timedelta) -> None:
+        self.now += delta
+
+    def do(self, action: Callable[[Session, Config], Any]) -> Any:
+        with session_scope(_db(self.app)) as s:
+            return action(s, _cfg(self.app))
+
+    def deliver(self) -> None:
+        """What the worker does now: the clocks' sweep, then the due outbox sent."""
+        run_sweep(_db(self.app), _cfg(self.app), self.now)
+        report = deliver_due(_db(self.app), self.smtp_cfg, now=self.now, batch_size=500)
+        assert report.failed == 0 and report.retried == 0, report
+
+    def latest_turn_email(self) -> OutboxMessage:
+        """The turn email the player to move got last."""
+        mover = self.mover()
+        assert mover is not None
+        with session_scope(_db(self.app)) as s:
+            row = s.exec(select(OutboxMessage).where(
+                OutboxMessage.seat_id == mover.id, OutboxMessage.kind == "turn",
+                OutboxMessage.status == OutboxStatus.SENT).order_by(col(OutboxMessage.id).desc())).first()
+            assert row is not None, "no turn email to answer"
+            return row
+
+    def reply(self, to: OutboxMessage, text: str) -> None:
+        """A player answers email `to` with `text` (to its Reply-To), and it arrives now: the
+        inbound receivers' one handler reads it."""
+        message = EmailMessage()
+        message["From"], message["To"] = to.to_addr, json.loads(to.headers_json)["Reply-To"]
+        message["Subject"], message["Message-ID"] = f"Re: {to.subject}", make_msgid(domain="example.com")
+        message.set_content(text)
+        handled = handle_message(_db(self.app), _cfg(self.app), message.as_bytes(), now=self.now)
+        assert handled.answered, handled
+
+    def seat(self, position: int) -> Seat:
+        return _seats(self.app, self.game_id)[position]
+
+    def mover(self) -> Seat | None:
+        game = _game(self.app, self.game_id)
+        return None if game.to_move is None else self.seat(game.to_move)
+
+    def play(self, moves: int | None = None, *, attack: bool = True, announce: bool = True) -> None:
+        """The seat to move plays (an attack when it has one, else the greedy bot's choice), one
+        move a few minutes apart, each announced as the worker would (`announce`; else only the
+        last: the turn emails in between are cancelled as stale); `None`: to the end."""
+        played = 0
+        while moves is None or played < moves:
+            mover = self.mover()
+            game = _game(self.app, self.game_id)
+            if mover is None or game.status != GameStatus.RUNNING:
+                break
+            state = service.load_state(game)
+            legal = engine.legal_moves(state)
+            move = (next((m for m in legal if "target" in m), None) if attack else None) \
+                or service.bot_move(game, mover, state, cfg=_cfg(self.app))
+            with session_scope(_db(self.app)) as s:
+                service.apply_game_move(s, _cfg(self.app), self.game_id, mover.position, move,
+                                        expected_version=game.version, now=self.now)
+            played += 1
+            self.at(timedelta(minutes=7))
+            if announce:
+                self.deliver()
+        if not announce:
+            self.deliver()
+
+
+def play_every_kind(app: Flask, smtp_host: str, smtp_port: int) -> list[Letter]:
+    """Every kind of email, each at least once, through what sends it in production."""
+    _cfg(app).ADMIN_EMAILS = [ADMIN_ADDRESS]  # a paused-on-timeout email goes to the admins too
+    table = Table(app, smtp_host, smtp_port, PLAYERS, name=GAME_NAME, teams=True, seed=5)  # welcome, turn
+    table.play(8)  # turn emails; attacks on others' ships: "attacked"
+    # The clock: half the turn gone is a reminder (past the night's quiet hours); the deadline
+    # passed is a move played for the player ("timeout_autoplay").
+    table.at(timedelta(hours=23))
+    table.deliver()
+    table.at(timedelta(hours=2))
+    table.deliver()
+    # A vacation (its confirmation, and news for the table), a digest of the day's events.
+    away = table.seat(1)
+    table.do(lambda s, cfg: preferences.set_digest(s, cfg, _token(table.seat(2)), True, now=table.now))
+    first_day = table.now.date() + timedelta(days=1)
+    table.do(lambda s, cfg: preferences.take_vacation(s, cfg, _token(away), first_day,
+                                                      first_day + timedelta(days=2), now=table.now))
+    table.deliver()
+    # Admin actions: a seat to the bot and back, more time, a new address, a pause and a resume.
+    table.do(lambda s, cfg: lifecycle.hand_seat_to_bot(s, cfg, table.game_id, 3, now=table.now,
+                                                       actor="admin", reason="timeout"))
+    table.do(lambda s, cfg: lifecycle.hand_seat_back(s, cfg, table.game_id, 3, now=table.now, actor="admin"))
+    table.do(lambda s, cfg: lifecycle.extend_deadline(s, cfg, table.game_id, hours=12, now=table.now,
+                                                      actor="admin"))
+    other = next(p for p in range(4) if p != _game(app, table.game_id).to_move)
+    table.do(lambda s, cfg: lifecycle.change_seat_email(s, cfg, table.game_id, other,
+                                                        f"new.{table.seat(other).email}",
+                                                        now=table.now, actor="admin"))
+    table.do(lambda s, cfg: lifecycle.pause_game(s, cfg, table.game_id, now=table.now, actor="admin",
+                                                 reason="timeout"))
+    table.deliver()
+    table.at(timedelta(hours=1))
+    table.do(lambda s, cfg: lifecycle.resume_game(s, cfg, table.game_id, now=table.now, actor="admin"))
+    table.deliver()
+    # Replies by email to the turn email: a move with long words for the partner (the move's
+    # answer, the partner's copy of the words), then the same reply again (refused: old turn).
+    turn = table.latest_turn_email()
+    table.reply(turn, f"say {TALK}\n1")
+    table.deliver()
+    table.reply(turn, "1")
+    table.deliver()
+    table.at(timedelta(days=1))  # the digest goes out at 08:00 the next morning
+    table.deliver()
+    table.play(announce=False)  # to the end: "game_over"
+    # A second game, stopped by an admin with a reason typed in by hand.
+    short = Table(app, smtp_host, smtp_port, [PLAYERS[0], PLAYERS[2]], name=SHORT_GAME_NAME,
+                  teams=False, seed=9, now=table.now)
+    short.do(lambda s, cfg: lifecycle.abort_game(s, cfg, short.game_id, now=short.now, actor="admin",
+                                                 reason=ABORT_REASON))
+    short.deliver()
+    with session_scope(_db(app)) as s:
+        rows = s.exec(select(OutboxMessage).where(OutboxMessage.status == OutboxStatus.SENT)
+                      .order_by(col(OutboxMessage.id))).all()
+        return [Letter(r.kind, r.to_addr, r.subject, r.html_body) for r in rows]
+
+
+@dataclass(frozen=True)
+class Pages:
+    """The player pages' URLs (paths) of a game under way and of a finished one."""
+
+    running: Seat
+    finished: Seat
+    move_paths: list[str]
+    stale_move_path: str
+
+
+def path_of(cfg: Config, url: str) -> str:
+    assert url.startswith(cfg.BASE_URL), url
+    return url[len(cfg.BASE_URL):]
+
+
+def seat_path(cfg: Config, seat: Seat) -> str:
+    return path_of(cfg, notify.seat_page_url(cfg, seat))
+
+
+def unsubscribe_path(cfg: Config, seat: Seat) -> str:
+    return path_of(cfg, unsubscribe_url(cfg, seat))
+
+
+def move_paths(app: Flask, seat: Seat) -> list[str]:
+    """The seat's move links now (its confirmation pages)."""
+    cfg = _cfg(app)
+    with session_scope(_db(app)) as s:
+        game = s.get(Game, seat.game_id)
+        assert game is not None
+        view = engine.player_view(service.load_state(game), seat.position)
+        return [path_of(cfg, m["url"]) for m in notify.move_links(cfg, game, seat, view)]
+
+
+def set_the_tables(app: Flask, smtp_host: str, smtp_port: int) -> Pages:
+    """A team game some moves in (ships on the table, a move log) and a finished game."""
+    running = Table(app, smtp_host, smtp_port, PLAYERS, name=GAME_NAME, teams=True, seed=5)
+    running.play(5, announce=False)
+    old_move = move_paths(app, running.mover())[0]  # type: ignore[arg-type]  # the game runs
+    running.play(5, announce=False)
+    finished = Table(app, smtp_host, smtp_port, [PLAYERS[1], PLAYERS[0], PLAYERS[2]], name=SHORT_GAME_NAME,
+                     teams=False, seed=3)
+    finished.play(attack=False, announce=False)
+    mover = running.mover()
+    assert mover is not None
+    return Pages(running=mover, finished=finished.seat(1), move_paths=move_paths(app, mover),
+                 stale_move_path=old_move)

@@ -1,0 +1,94 @@
+"""Names: a game's name and a player's name have their own checks and sentences; emoji
+sequences (zero-width joiners) and scripts written with the zero-width non-joiner are names;
+only control characters, line breaks and text-reordering controls are refused; a refusal names
+the seat and marks its field; the form's maxlength is the server's limit."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from game_helpers import seats, start_game
+
+from pbem.games import service
+
+ANN, BOB = "Ann <ann@example.com>", "Bob <bob@example.com>"
+PIRATE_FLAG = "\U0001F3F4\u200D\u2620\uFE0F"
+FAMILY = "\U0001F468\u200D\U0001F469\u200D\U0001F467\u200D\U0001F466"
+PERSIAN = "\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645"  # "mi-khaham", with a ZWNJ
+
+
+HINDI = "\u0905\u0928\u094d\u200d\u0928"  # a conjunct written with a ZWJ
+
+
+@pytest.mark.parametrize("name", [f"Anne {PIRATE_FLAG}", f"{FAMILY} Smith", PERSIAN, "Zo\u00eb", HINDI])
+def test_names_with_joiners_and_non_joiners_are_accepted_as_written(app, name):
+    game_id = start_game(app, [f"{name} <x@example.com>", BOB], seed=1)
+    assert seats(app, game_id)[0].name == name
+
+
+@pytest.mark.parametrize("name", ["Eve\nX", "Eve\r\nBcc: x@example.com", "Eve\tX", "Eve\x00", "Eve\x85X",
+                                  "Eve\u2028X", "Eve\u2029X", "Eve\u202eX", "Eve\u2066X"])
+def test_control_characters_and_line_breaks_are_refused_in_a_player_name(name):
+    with pytest.raises(service.GameError, match="may not contain line breaks or control characters"):
+        service.check_name(name)
+
+
+def test_a_long_game_name_is_refused_with_the_game_names_own_sentence():
+    problems = service.setup_problems([service.parse_player(ANN), service.parse_player(BOB)],
+                                      name="G" * (service.MAX_GAME_NAME_LENGTH + 1))
+    assert [(p.field, p.seat) for p in problems] == [("name", None)]
+    assert problems[0].message == f"A game name may have at most {service.MAX_GAME_NAME_LENGTH} characters."
+    assert "player" not in problems[0].message
+
+
+def test_a_game_name_of_41_characters_is_fine():
+    problems = service.setup_problems([service.parse_player(ANN), service.parse_player(BOB)], name="G" * 41)
+    assert problems == []
+
+
+def test_a_bad_player_name_names_its_seat():
+    specs = [service.SeatSpec("Ann", "ann@example.com"), service.SeatSpec("B" * 41, "bob@example.com")]
+    (problem,) = service.setup_problems(specs)
+    assert (problem.field, problem.seat) == ("name", 1)
+    assert problem.message == "Seat 2: A player name may have at most 40 characters."
+
+
+def test_a_bad_address_names_its_seat_and_its_player():
+    specs = [service.SeatSpec("Ann", "ann@example.com"), service.SeatSpec("Bob", "bob")]
+    (problem,) = service.setup_problems(specs)
+    assert (problem.field, problem.seat) == ("email", 1)
+    assert problem.message.startswith("Seat 2 (Bob): ")
+
+
+def test_a_command_line_player_that_cannot_be_read_names_its_seat():
+    with pytest.raises(service.SetupError, match=r"^Seat 2: .*not a player like"):
+        service.check_setup([ANN, "Bob without an address"])
+
+
+def _maxlength(html: str, name: str) -> int:
+    tag = re.search(rf'<input[^>]*name="{re.escape(name)}"[^>]*>', html)
+    assert tag is not None, name
+    found = re.search(r'maxlength="(\d+)"', tag.group(0))
+    assert found is not None, tag.group(0)
+    return int(found.group(1))
+
+
+def test_the_new_game_forms_maxlengths_are_the_servers_limits(admin_client):
+    html = admin_client.get("/admin/games/new").get_data(as_text=True)
+    assert _maxlength(html, "name") == service.MAX_GAME_NAME_LENGTH
+    assert _maxlength(html, "players-0-name") == service.MAX_NAME_LENGTH
+
+
+def test_the_form_marks_the_field_of_the_seat_whose_name_is_refused(admin_client):
+    form = {"deadline_hours": "72", "reminders": "50,85", "on_timeout": "autoplay",
+            "end_settlement": "resolve", "players-0-name": "Ann", "players-0-email": "ann@example.com",
+            "players-0-kind": "human", "players-1-name": "Bob\u202e", "players-1-email": "bob@example.com",
+            "players-1-kind": "human"}
+    response = admin_client.post("/admin/games/new", data=form)
+    page = response.get_data(as_text=True)
+    assert response.status_code != 303  # nothing created
+    field = re.search(r'<input[^>]*name="players-1-name"[^>]*>', page)
+    assert field is not None and 'aria-invalid="true"' in field.group(0)
+    assert "Seat 2: A player name may not contain line breaks or control characters." in page
+    other = re.search(r'<input[^>]*name="players-0-name"[^>]*>', page)
+    assert other is not None and "aria-invalid" not in other.group(0)
