@@ -53,7 +53,7 @@ def _options(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 @click.command("create-game")
-@click.option("--player", "players", multiple=True, metavar='"NAME <EMAIL> [fr]"|bot:greedy|bot:random',
+@click.option("--player", "players", multiple=True, metavar='"NAME <EMAIL> [fr]"|bot:expert|bot:greedy|bot:random',
               help="A seat, in seat order (repeat the option). A person's may end with their language "
                    "in brackets: [en], [fr] or [vi] (default: the language the address chose last, "
                    "else English).")

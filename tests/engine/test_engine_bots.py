@@ -8,8 +8,13 @@ from engine.bench import duel, random_games
 from engine.bots import BOTS, get_bot
 
 
-def test_the_two_bots_are_known_by_name():
-    assert BOTS == ("random", "greedy")
+def _quick(name):
+    """A bot with a small fixed search (the search bots' own tests: test_engine_expert.py)."""
+    return get_bot(name, iterations=24)
+
+
+def test_the_bots_are_known_by_name():
+    assert BOTS == ("random", "greedy", "expert", "expert_ismcts")
     assert [get_bot(name).name for name in BOTS] == list(BOTS)
     with pytest.raises(ValueError, match="Unknown bot"):
         get_bot("clever")
@@ -17,7 +22,7 @@ def test_the_two_bots_are_known_by_name():
 
 @pytest.mark.parametrize("name", BOTS)
 def test_a_bot_plays_legal_moves_from_its_view_to_the_end(name):
-    bot = get_bot(name)
+    bot = _quick(name)
     for n, teams in [(3, False), (4, True)]:
         state = new_game([f"P{i}" for i in range(n)], teams=teams, seed=11)
         rng = random.Random(11)
@@ -31,7 +36,7 @@ def test_a_bot_plays_legal_moves_from_its_view_to_the_end(name):
 @pytest.mark.parametrize("name", BOTS)
 def test_a_bot_is_deterministic_given_view_and_rng(name):
     view = player_view(new_game(["A", "B"], seed=3), 0)
-    bot = get_bot(name)
+    bot = _quick(name)
     assert bot.choose(view, random.Random(5)) == bot.choose(view, random.Random(5))
 
 

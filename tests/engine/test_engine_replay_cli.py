@@ -139,8 +139,10 @@ def test_bench_prints_games_per_second_last():
     assert last.startswith("games_per_second: ") and float(last.split(": ")[1]) > 0
 
 
-def test_duel_prints_the_greedy_win_rate_last():
+def test_duel_prints_the_win_rate_margin_and_think_times_last():
     result = run("duel", "--games", "8")
     assert result.returncode == 0, result.stderr
-    last = result.stdout.strip().splitlines()[-1]
-    assert last.startswith("greedy_win_rate: ") and 0 <= float(last.split(": ")[1]) <= 1
+    keys = [line.split(": ")[0] for line in result.stdout.strip().splitlines()[-4:]]
+    assert keys == ["win_rate", "mean_score_margin", "think_ms_p50", "think_ms_p95"]
+    win_rate = float(result.stdout.strip().splitlines()[-4].split(": ")[1])
+    assert 0 <= win_rate <= 1

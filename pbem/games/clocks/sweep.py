@@ -145,8 +145,10 @@ def _timeout(session: Session, cfg: Config, game: Game, seats: list[Seat],
     if policy == "pause":
         lifecycle.pause_game(session, cfg, game.id, now=now, actor="clock", reason="timeout")  # type: ignore[arg-type]  # stored: its id is set
     elif policy == "bot":
+        # The expert stands in for the rest of the game (a partner deserves a good one); it
+        # thinks in the bots job, outside this lock.
         lifecycle.hand_seat_to_bot(session, cfg, game.id, seat.position, now=now, actor="clock",  # type: ignore[arg-type]  # stored: its id is set
-                                   reason="timeout")
+                                   bot="expert", reason="timeout")
     else:
         policy = "autoplay"
         state = load_state(game)
