@@ -82,11 +82,17 @@ class Samples:
         self.errors[what] = self.errors.get(what, 0) + 1
 
 
-def make_games(url: str, cfg: Config, count: int) -> list[BenchGame]:
+def make_games(url: str, cfg: Config, count: int, languages: tuple[str, ...] = ()) -> list[BenchGame]:
+    """`count` games of 2 to 4 players; `languages`: the seats' languages, in turn (none: English)."""
     db = make_engine(url)
     games: list[BenchGame] = []
+
+    def spec(n: str, i: int, position: int) -> str:
+        tag = f" [{languages[(i + position) % len(languages)]}]" if languages else ""
+        return f"{n} <{n.lower()}{i}@bench.test>{tag}"
+
     with session_scope(db) as session:
-        ids = [create_game(session, cfg, [f"{n} <{n.lower()}{i}@bench.test>" for n in NAMES[: 2 + i % 3]],
+        ids = [create_game(session, cfg, [spec(n, i, p) for p, n in enumerate(NAMES[: 2 + i % 3])],
                            seed=i).id for i in range(count)]
     with session_scope(db) as session:
         for game_id in ids:
@@ -229,7 +235,8 @@ def ratios(moves: dict[str, Any], ceiling: dict[str, Any], requests_per_move: in
 
 def run(kind: str, players: int, seconds: float, games_per_player: int, warmup: float,
         think_ms: float = 0.0, web: str | None = None,
-        protocols: tuple[str, ...] | list[str] = PROTOCOLS, rounds: int = 4) -> dict[str, Any]:
+        protocols: tuple[str, ...] | list[str] = PROTOCOLS, rounds: int = 4,
+        languages: tuple[str, ...] = ()) -> dict[str, Any]:
     """Both servers run side by side; each protocol and the bare ceiling take turns in `rounds`
     slices of `seconds / rounds`, so a machine that speeds up or slows down during the run (a
     shared host does) weighs on both sides of the ratio alike."""
@@ -241,7 +248,7 @@ def run(kind: str, players: int, seconds: float, games_per_player: int, warmup: 
         # Each protocol plays games of its own, all made before the servers start.
         shares: dict[str, list[list[BenchGame]]] = {}
         for protocol in protocols:
-            games = make_games(url, cfg, players * games_per_player)
+            games = make_games(url, cfg, players * games_per_player, languages)
             shares[protocol] = [games[i::players] for i in range(players)]
         db = make_engine(url)
         from benchmarks.bare_app import metadata
@@ -267,8 +274,8 @@ def run(kind: str, players: int, seconds: float, games_per_player: int, warmup: 
                     bare_base, players, seconds / rounds, settle,
                     lambda i, client, until, after, samples: ping(client, until, after, samples), pings))
     ceiling = summary(pings, pings.elapsed)
-    result: dict[str, Any] = {"db": kind, "players": players, "think_ms": think_ms, "web": command,
-                              "rounds": rounds}
+    result: dict[str, Any] = {"db": kind, "languages": list(languages) or ["en"], "players": players,
+                              "think_ms": think_ms, "web": command, "rounds": rounds}
     for protocol, samples in measured.items():
         moves = summary(samples, samples.elapsed, clicks=protocol == "click")
         result[protocol] = {"moves": moves, **ratios(moves, ceiling, REQUESTS_PER_MOVE[protocol])}
@@ -294,10 +301,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think-ms", type=float, default=0.0,
                         help="mean pause of a player between two clicks (0: saturate the server)")
     parser.add_argument("--web", help="web command to try instead of the Procfile's (with $PORT)")
+    parser.add_argument("--languages", nargs="+", default=[], choices=["en", "fr", "vi"],
+                        help="the seats' languages, in turn (default: every seat in English)")
     args = parser.parse_args(argv)
     for kind in args.db:
         result = run(kind, args.players, args.seconds, args.games_per_player, args.warmup, args.think_ms,
-                     args.web, args.protocol, args.rounds)
+                     args.web, args.protocol, args.rounds, tuple(args.languages))
         print(json.dumps(result, indent=2))
         sys.stdout.flush()
     return 0

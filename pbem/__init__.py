@@ -38,7 +38,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     _init_production_pieces(app, config)
 
     from pbem import cli
-    from pbem.web import admin, dev, health, player, prefs, rules, talk
+    from pbem.web import admin, dev, errors, health, player, prefs, rules, talk
     from pbem.web import i18n_web
     from pbem.web.converters import IdConverter
 
@@ -52,6 +52,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(rules.bp)  # the rules page, /rules
     prefs.register(app, csrf)  # clocks: vacations, unsubscribe
     talk.register(app, csrf)  # partners talk from the game page
+    errors.register(app)  # 404 and 405 outside the dashboard: the player's error page
     if config.DEV_INBOX and not config.is_production:
         app.register_blueprint(dev.bp)
     cli.init_app(app)

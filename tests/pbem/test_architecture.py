@@ -44,6 +44,7 @@ LAZY_ALLOWED = {
     ("pbem", "pbem.web.prefs"): "create_app registers the blueprints",
     ("pbem", "pbem.web.talk"): "create_app registers the blueprints",
     ("pbem", "pbem.web.rules"): "create_app registers the blueprints",
+    ("pbem", "pbem.web.errors"): "create_app registers the error pages",
     ("pbem", "pbem.web.converters"): "create_app registers the URL converters",
     ("pbem", "pbem.web.i18n_web"): "create_app sets each request's language",
     ("pbem", "pbem.web.security"): "create_app installs the security headers",

@@ -4,6 +4,7 @@ seat's preferences page or by an admin (audited). Pages without a seat follow th
 `?lang=` of the language switch, its cookie, else Accept-Language."""
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -222,3 +223,21 @@ def test_the_last_language_an_address_chose_is_the_one_remembered(app, client):
     client.post(_prefs_path(app, second, 0) + "/language", data={"language": "fr"})
     assert _remembered(app, "elodie@example.com") == "fr"
     assert [s.language for s in seats(app, first)] == ["vi", "en"]  # each seat keeps its own
+
+
+@pytest.mark.parametrize("method, path, status, words", [
+    ("get", "/no/such/page", 404, {"en": "There is no such page", "fr": "Cette page n'existe pas",
+                                   "vi": "Không có trang này"}),
+    ("post", "/rules", 405, {"en": "This link cannot be used that way", "fr": "Ce lien ne s'utilise pas ainsi",
+                             "vi": "Không thể dùng liên kết này theo cách đó"}),
+])
+@pytest.mark.parametrize("code", ["en", "fr", "vi"])
+def test_a_page_that_does_not_exist_says_so_in_the_readers_language(client, method, path, status, words, code):
+    response = getattr(client, method)(path, headers={"Accept-Language": code})
+    assert response.status_code == status
+    assert words[code] in html.unescape(response.get_data(as_text=True))
+
+
+def test_an_unknown_dashboard_url_keeps_the_dashboards_error_page(client):
+    response = client.get("/admin/no/such/page")
+    assert response.status_code == 404 and "There is no such page in the dashboard." in response.get_data(as_text=True)

@@ -13,6 +13,7 @@ from werkzeug.exceptions import HTTPException
 from pbem.auth import current_admin_email, load_admin, login_redirect
 from pbem.db import read_scope
 from pbem.appctx import db
+from pbem.web.errors import player_error_page
 from pbem.words import plural
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -58,7 +59,7 @@ def unknown_admin_url(exc: HTTPException) -> Any:
     if request.blueprint == bp.name:
         return admin_error(exc)  # (a code's handler comes before any class handler, even the blueprint's)
     if request.blueprint is not None or not request.path.startswith(f"{bp.url_prefix}/"):
-        return exc
+        return player_error_page(exc)  # a player's mistyped link: their page, their language
     return render_template("admin/error.html", code=404, name="Not Found",
                            description="There is no such page in the dashboard."), 404
 
