@@ -3,7 +3,7 @@
 ``greedy_choices`` scores the core's legal moves exactly as ``GreedyBot`` scores
 the view's (same numbers, same float arithmetic, same order), so
 ``rng.choice(greedy_choices(st))`` is the move ``GreedyBot`` picks with that rng
-(tests/engine/test_engine_expert_playout.py checks it move for move). It reads
+(tests/engine/test_engine_expert.py checks it move for move). It reads
 the core state directly: a playout costs no views and no dicts.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Talk: a player's words to their partner (team games) or to the table (individual games whose
-`table_talk` is on). Plain text (HTML stripped), limited in size and rate; a long message goes
-out by email at once, a short one waits for the next email its reader gets."""
+`table_talk` is on). Plain text (HTML stripped), limited in size and rate; a long message and
+table talk go out by email at once, a partner's short one waits for the next email they get."""
 from __future__ import annotations
 
 import html
@@ -84,7 +84,8 @@ def say(session: Session, cfg: Config, game: Game, seats: list[Seat], seat: Seat
     if cut:
         text = text[: MAX_TALK_CHARS - 1].rstrip() + "…"
     to_team, listeners = audience
-    long = len(text) > LONG_TALK_CHARS
+    # Table talk is emailed at once: one delivered_at cannot mark it read by several listeners.
+    long = len(text) > LONG_TALK_CHARS or to_team is None
     session.add(TalkMessage(game_id=game.id, seat=seat.position, to_team=to_team, text=text,  # type: ignore[arg-type]  # stored: its id is set
                             created_at=now, delivered_at=now if long else None))
     if long:

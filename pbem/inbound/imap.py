@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlsplit
 
 from imap_tools import AND, BaseMailBox, MailBox, MailBoxUnencrypted, MailMessageFlags
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 
 from pbem.config import Config
 from pbem.inbound.handler import handle_message
@@ -52,7 +53,12 @@ def poll_once(db: Engine, cfg: Config, box: BaseMailBox) -> int:
     once handled: a failure (the database away) leaves it for the next poll."""
     count = 0
     for message in box.fetch(AND(seen=False), mark_seen=False, bulk=True):
-        handle_message(db, cfg, message.obj.as_bytes(policy=compat32))
+        try:
+            handle_message(db, cfg, message.obj.as_bytes(policy=compat32))
+        except DBAPIError:
+            raise  # the database is away: every message waits for the next poll
+        except Exception:  # noqa: BLE001  (one bad message must not block every later one)
+            log.exception("IMAP message %s could not be handled; marked seen and skipped", message.uid)
         if message.uid:
             box.flag(message.uid, MailMessageFlags.SEEN, True)
         count += 1

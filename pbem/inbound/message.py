@@ -160,6 +160,8 @@ class _TextOfHtml(HTMLParser):
             self.parts.append("\n")
 
     def handle_endtag(self, tag: str) -> None:
+        if all(open_tag != tag for open_tag, _ in self.stack):
+            return  # a stray end tag (common in Outlook and Gmail HTML) must not close a quote
         while self.stack:
             open_tag, skip = self.stack.pop()
             if skip:

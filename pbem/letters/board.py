@@ -18,6 +18,7 @@ in English, `describe_move` and `describe_event` here say exactly what it says).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -111,6 +112,19 @@ def colour_style(colour: str | None) -> tuple[str, str]:
 
 Names = Callable[[int | None], str]
 
+# Letters of right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko and their forms).
+_RIGHT_TO_LEFT = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+
+
+def shown_name(name: str) -> str:
+    """A player's name as sentences show it: a right-to-left name is isolated (U+2068 ... U+2069),
+    so "Anne & عبد الرحمن: 48 gold" keeps its order around it, in text and HTML alike."""
+    return f"\u2068{name}\u2069" if _RIGHT_TO_LEFT.search(name) else name
+
+
+def shown_names(names: list[str]) -> list[str]:
+    return [shown_name(n) for n in names]
+
 
 def _capital_you(words: str) -> str:
     """"you & Bob" opens a line as "You & Bob" (player names are left as they were typed)."""
@@ -172,7 +186,7 @@ def _ship(ship: dict[str, Any], name: Names, whose: Names, me: int | None) -> di
 def _board(view: dict[str, Any], hands: list[list[str] | None], name: Names, whose: Names) -> dict[str, Any]:
     """The pieces every viewer shares; `hands[seat]` is the hand the viewer may see, or None."""
     me = view["seat"]
-    players: list[str] = view["players"]
+    players = shown_names(view["players"])
     team_of = view.get("team_of")
     partner = view.get("partner")
     team_play = view.get("team_scores") is not None
@@ -217,7 +231,7 @@ def _board(view: dict[str, Any], hands: list[list[str] | None], name: Names, who
 def board(view: dict[str, Any]) -> dict[str, Any]:
     """What one seat sees, from `engine.player_view`: hand, partner's hand, table, players, scores."""
     me: int = view["seat"]
-    players: list[str] = view["players"]
+    players = shown_names(view["players"])
     partner = view.get("partner")
 
     def name(seat: int | None) -> str:
@@ -250,7 +264,7 @@ def board(view: dict[str, Any]) -> dict[str, Any]:
 
 def admin_board(view: dict[str, Any]) -> dict[str, Any]:
     """The admin's picture, from `engine.admin_view`: the same board with every hand (never for players)."""
-    players: list[str] = view["players"]
+    players = shown_names(view["players"])
 
     def name(seat: int | None) -> str:
         return _("nobody") if seat is None else players[seat]
@@ -264,7 +278,7 @@ def admin_board(view: dict[str, Any]) -> dict[str, Any]:
 def move_log(records: list[Any], view: dict[str, Any]) -> list[dict[str, Any]]:
     """The stored moves in words for the viewer of `view` (a seat, or the admin):
     [{number, who, source, at, sentences}], newest last."""
-    players: list[str] = view["players"]
+    players = shown_names(view["players"])
     me = view["seat"]
     log = []
     moves = [json.loads(record.events_json or "[]") for record in records]
@@ -391,7 +405,7 @@ def _lead_text(o: explain.Outcome, move: dict[str, Any], mine: bool, who: str) -
 def outcome_text(view: dict[str, Any], move: dict[str, Any]) -> str | None:
     """What a legal move of the reader will do, in words; None when it is plain (a draw)."""
     me: int = view["seat"]
-    players: list[str] = view["players"]
+    players = shown_names(view["players"])
     o = explain.outcome(view, move)
     if o is None:
         return None
@@ -581,6 +595,7 @@ def event_sentences(moves: list[list[dict[str, Any]]], players: list[str],
                     viewer: int | None) -> list[list[str]]:
     """The events of every move so far (oldest first) in sentences for `viewer`. An owner who
     wins back a ship that was attacked "won the fight" for it: it did not "come home safely"."""
+    players = shown_names(players)
     attacked: set[int] = set()
     out = []
     for events in moves:
@@ -653,7 +668,7 @@ def final_result(view: dict[str, Any], moves: list[list[dict[str, Any]]]) -> dic
     end) and what they subtract, its final score and place; the ships the final settlement
     (R6.2) gave away, and to whom; the ships left to nobody; the reader's placing."""
     me = view["seat"]
-    players: list[str] = view["players"]
+    players = shown_names(view["players"])
 
     def name(seat: int | None) -> str:
         return _("nobody") if seat is None else (_("you") if seat == me else players[seat])

@@ -56,17 +56,16 @@ def move_links(cfg: Config, game: Game, seat: Seat, view: dict[str, Any]) -> lis
     return out
 
 
-def move_events(session: Session, game: Game, since: int = 0) -> list[list[dict[str, Any]]]:
-    """The stored events of every move after move `since`, oldest first."""
+def move_events(session: Session, game: Game) -> list[list[dict[str, Any]]]:
+    """The stored events of every move, oldest first."""
     records = session.exec(select(MoveRecord.events_json).where(
-        MoveRecord.game_id == game.id, MoveRecord.number > since).order_by(col(MoveRecord.number)))
+        MoveRecord.game_id == game.id).order_by(col(MoveRecord.number)))
     return [json.loads(events or "[]") for events in records]
 
 
-def history(session: Session, game: Game, view: dict[str, Any], since: int) -> list[str]:
+def history(moves: list[list[dict[str, Any]]], view: dict[str, Any], since: int) -> list[str]:
     """What happened after move `since`, in sentences addressed to the viewer (the words of a
-    capture depend on the whole game: was the ship fought over?)."""
-    moves = move_events(session, game)
+    capture depend on the whole game, `moves`: was the ship fought over?)."""
     sentences = event_sentences(moves, view["players"], view["seat"])
     return [line for move in sentences[since:] for line in move]
 
@@ -78,20 +77,21 @@ def seat_context(session: Session, cfg: Config, game: Game, seat: Seat, state: e
     view = engine.player_view(state, seat.position)
     mark = seat.last_seen_version if since is None else since
     game_url = seat_page_url(cfg, seat)
+    moves = move_events(session, game)
     return {
         "played_for_you": played_for_you(session, game, view, mark),
         "prefs_url": f"{game_url}/prefs",  # where "play my forced moves for me" is switched
         "game": {"id": game.id, "name": game.name, "teams": game.teams},
         "board": board(view),
         "moves": move_links(cfg, game, seat, view) if with_moves else [],
-        "since": history(session, game, view, mark),
+        "since": history(moves, view, mark),
         "game_url": game_url,
         "deadline_at": game.deadline_at,
         "deadline_local": local_time_text(game.deadline_at, seat) if game.deadline_at else None,
         # Every email to a player says how to stop it (templates' footer, base.txt/base.html).
         "unsubscribe_url": unsubscribe_url(cfg, seat),
         "rules_url": links.rules_url(cfg),  # the rules page (pbem/web/rules.py)
-        "final": final_result(view, move_events(session, game)) if view["finished"] else None,
+        "final": final_result(view, moves) if view["finished"] else None,
     }
 
 

@@ -12,16 +12,11 @@ from pbem import links
 import pbem.i18n as i18n
 from pbem.config import Config
 from pbem.letters import notify
-from pbem.letters.unsubscribe import unsubscribe_headers, unsubscribe_url
+from pbem.letters.unsubscribe import unsubscribe_url
 from pbem.mail.outbox import OutboxRow
 from pbem.models import Game, GameStatus, Seat
 
 PLAYED, REFUSED, TALK = "reply_played", "reply_refused", "talk_heard"
-
-
-def reply_headers(cfg: Config, game: Game, seat: Seat) -> dict[str, str]:
-    """The signed Reply-To of an email to `seat` about the game as it is now."""
-    return {"Reply-To": links.reply_address(cfg, game.id, seat.position, seat.link_nonce, game.version)}  # type: ignore[arg-type]  # stored: its id is set
 
 
 @i18n.speaking_to("seat")
@@ -38,7 +33,7 @@ def queue_answer(session: Session, cfg: Config, game: Game, seat: Seat, state: e
                                                   with_moves=playable)
     context.update(played=played, reason=reason, happened=happened or [], notes=notes or [],
                    heard=heard or [], status=game.status)
-    headers = {**unsubscribe_headers(cfg, seat), **reply_headers(cfg, game, seat)}
+    headers = {"Reply-To": notify.reply_to(cfg, game, seat)}  # queue_email adds List-Unsubscribe
     return notify.queue_email(session, cfg, game, seat, PLAYED if played else REFUSED, context,
                               headers=headers)
 
@@ -53,5 +48,5 @@ def queue_heard(session: Session, cfg: Config, game: Game, listener: Seat, speak
         "game_url": notify.seat_page_url(cfg, listener), "rules_url": links.rules_url(cfg),
         "unsubscribe_url": unsubscribe_url(cfg, listener),
     }
-    headers = {**unsubscribe_headers(cfg, listener), **reply_headers(cfg, game, listener)}
+    headers = {"Reply-To": notify.reply_to(cfg, game, listener)}
     return notify.queue_email(session, cfg, game, listener, TALK, context, headers=headers)

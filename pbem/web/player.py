@@ -30,6 +30,7 @@ from pbem.games.move_refusals import move_refusal
 from pbem.games.seat_links import link_message, load_seat, lock_seat, use_seat_language
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
+from pbem.web import talk as talk_web
 
 bp = Blueprint("player", __name__)
 
@@ -161,6 +162,7 @@ def game_page(token: str) -> Any:
                             if record.number == played and record.seat == seat.position), None)
         return render_template("player/game.html", moves=moves, log=log, final=final,
                                deadline=_deadline(game, seat, to_move),
+                               talk_box=talk_web.talk_box(session, game, seat, context["game_url"]),
                                just_played=just_played, **context)
 
 

@@ -3,18 +3,19 @@
 - POST /g/<seat token>/talk: the seat's words to its partner (team games) or to the table
   (individual games with table talk on); then 303 back to the game page. The signed token in
   the URL authenticates the player, as for move links (no session, no CSRF cookie).
-- `talk_of(game, seat, game_url)`, in every template: what the partial `talk/_talk.html` shows
-  (the talk this seat may read, never another team's).
+- `talk_box(session, game, seat, game_url)`, for the game page's view: what the partial
+  `talk/_talk.html` shows (the talk this seat may read, never another team's).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from flask import Blueprint, Flask, redirect, render_template, request
+from sqlmodel import Session
 
 from pbem import links
 from pbem.appctx import config, db
-from pbem.db import read_scope, session_scope
+from pbem.db import session_scope
 from pbem.games import service, talk
 from pbem.games.seat_links import link_message, lock_seat, use_seat_language
 from pbem.i18n import gettext as _
@@ -62,16 +63,11 @@ def send_talk(token: str) -> Any:
     return redirect(f"{game_url}#talk", code=303)
 
 
-@bp.app_context_processor
-def _talk_box() -> dict[str, Any]:
-    return {"talk_of": talk_of}
-
-
-def talk_of(game: Game, seat: Seat, game_url: str) -> dict[str, Any]:
-    """What the talk box of `seat`'s game page shows: its readable talk and where to post."""
-    with read_scope(db()) as session:
-        seats = service.seats_of(session, game.id)  # type: ignore[arg-type]  # stored: its id is set
-        lines = talk.visible(session, game, seats, seat)
+def talk_box(session: Session, game: Game, seat: Seat, game_url: str) -> dict[str, Any]:
+    """What the talk box of `seat`'s game page shows (`talk/_talk.html`): its readable talk and
+    where to post; read in the game page's own transaction."""
+    seats = service.seats_of(session, game.id)  # type: ignore[arg-type]  # stored: its id is set
+    lines = talk.visible(session, game, seats, seat)
     partners = [s.name for s in seats if game.teams and s.team == seat.team and s.position != seat.position]
     return {
         "enabled": bool(game.teams or game.table_talk),

@@ -157,6 +157,17 @@ def test_an_html_only_reply_is_read_without_its_quoted_block():
     assert read_message(msg.as_bytes()).text.splitlines() == ["B3 on 3", "good luck"]
 
 
+@pytest.mark.parametrize("quote", [
+    "<div class='gmail_quote'>On ... wrote:<br></font>draw</div>",
+    "<blockquote>Le 3 déc. 2026, Ann a écrit :</p>M5</blockquote>",
+])
+def test_a_stray_end_tag_in_the_quote_does_not_let_the_quoted_moves_through(quote):
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "ann@example.com", "play+1-0-0-aaaaaaaaaaaaaaaa@korsar.test", "Re"
+    msg.set_content(f"<p>good luck</p>{quote}", subtype="html")
+    assert read_message(msg.as_bytes()).text.split() == ["good", "luck"]
+
+
 def test_an_attachment_is_ignored_and_the_text_part_read():
     msg = EmailMessage()
     msg["From"], msg["To"], msg["Subject"] = "ann@example.com", "play+1-0-0-aaaaaaaaaaaaaaaa@korsar.test", "Re"

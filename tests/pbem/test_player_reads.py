@@ -310,3 +310,13 @@ def test_a_ship_left_on_the_table_at_the_end_scores_for_nobody():
     b = board(view)
     assert b["table"] and all(s["outlook"] == "The game is over: this ship scores for nobody." for s in b["table"])
     assert len(final_result(view, moves)["left"]) == len(view["table"])
+
+
+@pytest.mark.parametrize("name, shown", [
+    ("Ann", "Ann"), ("Nguyễn Thị Thảo", "Nguyễn Thị Thảo"),
+    ("عبد الرحمن", "\u2068عبد الرحمن\u2069"), ("דוד", "\u2068דוד\u2069"),
+])
+def test_a_right_to_left_name_is_isolated_so_the_sentence_around_it_keeps_its_order(name, shown):
+    from pbem.letters.board import shown_name
+
+    assert shown_name(name) == shown
