@@ -45,10 +45,10 @@ _GAME_EXISTS = select(Game.id).where(col(Game.id) == bindparam("game_id"))
 
 def _current(seat: Seat | None, token: links.SeatToken) -> Seat:
     if seat is None:
-        raise links.LinkError(_(NOT_A_SEAT), 403)
+        raise links.LinkError(NOT_A_SEAT, 403)
     if seat.link_nonce != token.nonce:
         # No link to the current page here: the nonce changed precisely to revoke this one.
-        raise links.LinkError(_(REVOKED), 403)
+        raise links.LinkError(REVOKED, 403)
     return seat
 
 
@@ -57,8 +57,8 @@ def load_seat(session: Session, token: links.SeatToken) -> tuple[Game, Seat]:
     row = session.exec(_GAME_AND_SEAT, params={"game_id": token.game_id, "position": token.position}).first()
     if row is None:
         if session.exec(_GAME_EXISTS, params={"game_id": token.game_id}).first() is None:
-            raise links.LinkError(_(GONE), 404)
-        raise links.LinkError(_(NOT_A_SEAT), 403)
+            raise links.LinkError(GONE, 404)
+        raise links.LinkError(NOT_A_SEAT, 403)
     game, seat = row
     return game, _current(seat, token)
 
@@ -69,6 +69,6 @@ def lock_seat(session: Session, token: links.SeatToken) -> tuple[Game, list[Seat
     try:
         game, seats = service.lock_game_with_seats(session, token.game_id)
     except service.NotFound:
-        raise links.LinkError(_(GONE), 404) from None
+        raise links.LinkError(GONE, 404) from None
     seat = next((s for s in seats if s.position == token.position), None)
     return game, seats, _current(seat, token)
