@@ -99,6 +99,7 @@ def test_an_admin_runs_a_game_from_the_dashboard(page, admin, app, smtp_server, 
 
     # Its emails wait in the outbox, then the worker sends them.
     page.click("nav >> text=Outbox")
+    page.wait_for_url(re.compile(r"/admin/outbox$"))  # count() does not wait for the page
     rows = page.locator("table.outbox tbody tr")
     assert rows.count() >= 3
     assert "ann@example.com" in page.inner_text("table.outbox")
@@ -150,11 +151,13 @@ def test_an_admin_runs_a_game_from_the_dashboard(page, admin, app, smtp_server, 
     # The other main pages.
     more_games(app)
     page.click("nav >> text=Games")
+    page.wait_for_url(re.compile(r"/admin/$"))
     assert page.locator("table.games tbody tr").count() == 3
     page.click("th >> text=Waiting")
-    assert "sort=waiting" in page.url
+    page.wait_for_url(re.compile(r"sort=waiting"))
     screenshot(page, "games")
     page.click("nav >> text=Stats")
+    page.wait_for_url(re.compile(r"/admin/stats$"))
     assert page.locator("svg.bar-chart rect.bar").count() == 30
     screenshot(page, "stats")
     page.click("nav >> text=Audit log")
