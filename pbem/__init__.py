@@ -39,6 +39,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     from pbem import cli
     from pbem.web import admin, dev, errors, health, player, prefs, rules, talk
+    from pbem.web import home, invites, my_games, new_game, seat_actions
     from pbem.web import i18n_web
     from pbem.web.converters import IdConverter
 
@@ -52,6 +53,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(rules.bp)  # the rules page, /rules
     prefs.register(app, csrf)  # clocks: vacations, unsubscribe
     talk.register(app, csrf)  # partners talk from the game page
+    home.register(app, csrf)  # /, what the service is
+    new_game.register(app, csrf)  # /new, a visitor starts a game
+    invites.register(app, csrf)  # the creator's confirmation and page, invitations, "never email me"
+    my_games.register(app, csrf)  # /me, an address's games and preferences
+    seat_actions.register(app, csrf)  # rematch and leave, from a seat's page
     errors.register(app)  # 404 and 405 outside the dashboard: the player's error page
     if config.DEV_INBOX and not config.is_production:
         app.register_blueprint(dev.bp)
@@ -75,5 +81,6 @@ def _init_production_pieces(app: Flask, config: Config) -> None:
     init_security_headers(app, https=config.BASE_URL.startswith("https://"))
     trust_proxies(app, config.FORWARDED_HOPS)
     # The one-click unsubscribe POST comes from mail providers' servers, with their Origin or none.
-    init_origin_check(app, config.BASE_URL, exempt={"prefs.unsubscribe"})
+    # RFC 8058 one-click unsubscribes are posted by mail providers, from their own origins.
+    init_origin_check(app, config.BASE_URL, exempt={"prefs.unsubscribe", "invites.never"})
     init_database_errors(app)

@@ -99,6 +99,16 @@ class Config:
     INBOUND_PORT: int = 2525
     IMAP_URL: str = ""
     REPLY_DOMAIN: str = ""
+    # Self-service games (pbem/games/invitations.py): how long an invitation waits for its answer,
+    # and the limits against abuse (pbem/games/limits.py), counted in the database per verified
+    # creator per day, per invited address per day, and per address and per IP per hour for the
+    # emails anyone can ask for (a new game's confirmation link, a "my games" link).
+    INVITATION_DAYS: float = 7.0
+    LIMIT_GAMES_PER_CREATOR_DAY: int = 10
+    LIMIT_INVITATIONS_PER_CREATOR_DAY: int = 30
+    LIMIT_INVITATIONS_PER_ADDRESS_DAY: int = 5
+    LIMIT_LINKS_PER_ADDRESS_HOUR: int = 5
+    LIMIT_LINKS_PER_IP_HOUR: int = 20
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> "Config":

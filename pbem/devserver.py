@@ -262,6 +262,7 @@ def _print_banner(s: DevSettings, demo: dict[str, Any]) -> None:
     lines = [
         "",
         "Korsar by mail is running (Ctrl-C stops everything).",
+        f"  Home page (start a game):      {s.base_url}/",
         f"  Dev inbox (every email sent):  {s.base_url}/dev/mail",
     ]
     if demo.get("game_url"):

@@ -138,6 +138,90 @@ def read_seat(cfg: Config, token: str) -> SeatToken:
     return parsed
 
 
+# ---------------------------------------------------------------- self-service games
+# A record token binds a row (a proposal, an invitation) and its nonce: a new nonce retires
+# the row's links. An address token binds a lower-case email address.
+CONFIRM_SALT = "korsar.confirm"  # the creator's confirmation link: single use (status), 24 hours
+PROPOSAL_SALT = "korsar.proposal"  # the creator's page of a game being set up
+INVITATION_SALT = "korsar.invitation"  # an invitee's accept / decline page
+NEVER_SALT = "korsar.never"  # "never email me again"
+MY_GAMES_SALT = "korsar.me"  # the "my games" page of an address
+CONFIRM_MAX_AGE = 24 * 3600
+MY_GAMES_MAX_AGE = 7 * 24 * 3600
+
+
+@dataclass(frozen=True)
+class RecordToken:
+    """A verified token of one row: its id and the nonce it was signed with."""
+
+    id: int
+    nonce: str
+
+
+def sign_record(cfg: Config, salt: str, record_id: int, nonce: str) -> str:
+    return str(_serializer(cfg, salt).dumps([record_id, nonce]))
+
+
+def read_record(cfg: Config, salt: str, token: str, max_age: int | None = None) -> RecordToken:
+    """The token's row; LinkError (400 damaged, 410 expired) otherwise."""
+    try:
+        payload = _serializer(cfg, salt).loads(token, max_age=max_age)
+    except SignatureExpired:
+        raise LinkError("This link has expired.", 410) from None
+    except BadSignature:
+        raise LinkError("This link is damaged or was not made by us. "
+                        "Copy the whole link from your email.", 400) from None
+    if (isinstance(payload, list) and len(payload) == 2 and isinstance(payload[0], int)
+            and not isinstance(payload[0], bool) and isinstance(payload[1], str)):
+        return RecordToken(payload[0], payload[1])
+    raise LinkError("This link is damaged. Copy the whole link from your email.", 400)
+
+
+def sign_address(cfg: Config, salt: str, email: str) -> str:
+    return str(_serializer(cfg, salt).dumps(email.strip().lower()))
+
+
+def read_address(cfg: Config, salt: str, token: str, max_age: int | None = None) -> str:
+    """The lower-case address the token was signed for; LinkError otherwise."""
+    try:
+        payload = _serializer(cfg, salt).loads(token, max_age=max_age)
+    except SignatureExpired:
+        raise LinkError("This link has expired.", 410) from None
+    except BadSignature:
+        raise LinkError("This link is damaged or was not made by us. "
+                        "Copy the whole link from your email.", 400) from None
+    if isinstance(payload, str) and "@" in payload:
+        return payload
+    raise LinkError("This link is damaged. Copy the whole link from your email.", 400)
+
+
+def confirm_url(cfg: Config, proposal_id: int, nonce: str) -> str:
+    return f"{cfg.BASE_URL}/p/{sign_record(cfg, CONFIRM_SALT, proposal_id, nonce)}/confirm"
+
+
+def proposal_url(cfg: Config, proposal_id: int, nonce: str) -> str:
+    return f"{cfg.BASE_URL}/p/{sign_record(cfg, PROPOSAL_SALT, proposal_id, nonce)}"
+
+
+def invitation_url(cfg: Config, invitation_id: int, nonce: str) -> str:
+    return f"{cfg.BASE_URL}/i/{sign_record(cfg, INVITATION_SALT, invitation_id, nonce)}"
+
+
+def never_url(cfg: Config, email: str) -> str:
+    return f"{cfg.BASE_URL}/never/{sign_address(cfg, NEVER_SALT, email)}"
+
+
+def my_games_url(cfg: Config, email: str) -> str:
+    return f"{cfg.BASE_URL}/me/{sign_address(cfg, MY_GAMES_SALT, email)}"
+
+
+def never_headers(cfg: Config, email: str) -> dict[str, str]:
+    """List-Unsubscribe for an email about no seat (a confirmation, an invitation, a "my games"
+    link): its one-click POST puts the address on the suppression list (RFC 8058)."""
+    return {"List-Unsubscribe": f"<{never_url(cfg, email)}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
+
+
 # ---------------------------------------------------------------- reply addresses
 # A reply token lives in an address's local part (play+<token>@REPLY_DOMAIN): at most 64
 # characters, and mail systems may lower-case it. So it is short and lower-case: game, seat

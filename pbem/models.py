@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from typing import Optional
 
 from pydantic import NaiveDatetime
-from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlalchemy import Column, Index, Text, UniqueConstraint, func
 from sqlalchemy import true as sa_true
 from sqlmodel import Field, SQLModel, col
 
@@ -98,6 +98,9 @@ class Seat(SQLModel, table=True):
     play_forced: bool = Field(default=True, sa_column_kwargs={"server_default": sa_true()})
     # What the player reads, emails and pages (pbem/i18n.py LANGUAGES: en | fr | vi).
     language: str = Field(default="en", max_length=8, sa_column_kwargs={"server_default": "en"})
+    # The player left the game (resigned from the seat page): a bot plays the seat and the
+    # address gets no more mail about this game (pbem/games/lifecycle.py leave_game).
+    left_game: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
 
 
 class MoveRecord(SQLModel, table=True):
@@ -212,6 +215,8 @@ Index("ix_game_deadline", col(Game.deadline_at))
 Index("ix_game_turn_started", col(Game.turn_started_at))
 Index("ix_outbox_game_created", col(OutboxMessage.game_id), col(OutboxMessage.created_at))
 Index("ix_outbox_sent_at", col(OutboxMessage.sent_at))
+# An address's seats in every game, whatever case it was typed in ("my games", leaving them all).
+Index("ix_seat_email_lower", func.lower(col(Seat.email)))
 
 
 # ---------------------------------------------------------------- clocks: event notices (pbem/games/clocks/notices.py)
@@ -276,10 +281,118 @@ class TalkMessage(SQLModel, table=True):
 
 # ---------------------------------------------------------------- languages (pbem/i18n.py)
 class AddressPreference(SQLModel, table=True):
-    """What an address chose last (its seat's language): the next game it joins starts in it."""
+    """What an address chose, for all its games: its language (the last seat's), and from its
+    "my games" page its time zone, reminders, digest and forced-move autoplay (None: not chosen,
+    a new seat takes the defaults). The next game it joins starts with them."""
 
     __tablename__ = "address_preference"
 
     email: str = Field(primary_key=True, max_length=254)  # normalised: lower-case address
     language: str = Field(default="en", max_length=8)
     updated_at: NaiveDatetime = Field(default_factory=utcnow)
+    timezone: Optional[str] = Field(default=None, max_length=64)
+    reminders: Optional[bool] = None
+    digest: Optional[bool] = None
+    play_forced: Optional[bool] = None
+
+
+# ---------------------------------------------------------------- self-service games (pbem/games/invitations.py)
+class ProposalStatus:
+    UNCONFIRMED = "unconfirmed"  # waiting for the creator's confirmation link (24 hours)
+    INVITING = "inviting"  # invitations out; starts when every human has accepted
+    STARTED = "started"  # game_id is the game
+    CANCELLED = "cancelled"  # by its creator
+    EXPIRED = "expired"  # never confirmed
+    OPEN = (UNCONFIRMED, INVITING)
+
+
+class Proposal(SQLModel, table=True):
+    """A game a player set up at /new (or a rematch): its setup until every invited human has
+    accepted, then the game it became. Nobody but the creator is mailed before confirmation."""
+
+    __tablename__ = "proposal"
+    __table_args__ = (
+        Index("ix_proposal_status_confirm_by", "status", "confirm_by"),
+        Index("ix_proposal_creator_email", "creator_email"),
+    )
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    status: str = Field(default=ProposalStatus.UNCONFIRMED, max_length=16)
+    creator_email: str = Field(max_length=254)  # normalised: lower-case address
+    creator_position: int = 0  # the creator's seat (a rematch keeps the seats' order)
+    # Binds the creator's links (confirm, manage); a new one retires them.
+    nonce: str = Field(max_length=32)
+    language: str = Field(default="en", max_length=8)  # the creator's
+    name: str = Field(default="", max_length=200)
+    teams: bool = False
+    options_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    deadline_hours: float = 72.0
+    reminders: str = Field(default="50,85", max_length=100)
+    on_timeout: str = Field(default="autoplay", max_length=16)
+    table_talk: bool = False
+    created_at: NaiveDatetime = Field(default_factory=utcnow)
+    confirm_by: NaiveDatetime  # the confirmation link's expiry
+    confirmed_at: Optional[NaiveDatetime] = None
+    updated_at: NaiveDatetime = Field(default_factory=utcnow)
+    game_id: Optional[int] = Field(default=None, foreign_key="game.id")
+    rematch_of: Optional[int] = Field(default=None, foreign_key="game.id")
+
+
+class InvitationStatus:
+    WAITING = "waiting"  # the proposal is not confirmed yet: nothing sent
+    INVITED = "invited"  # the invitation email is queued or sent
+    ACCEPTED = "accepted"  # the creator's own seat and bots are accepted from the start
+    DECLINED = "declined"
+    EXPIRED = "expired"  # not answered in INVITATION_DAYS
+    OPEN = (WAITING, INVITED)
+
+
+class Invitation(SQLModel, table=True):
+    """One seat of a proposal: the creator, a bot, or an invited human and their answer."""
+
+    __tablename__ = "invitation"
+    __table_args__ = (
+        UniqueConstraint("proposal_id", "position", name="uq_invitation_proposal_position"),
+        Index("ix_invitation_status_expires", "status", "expires_at"),
+        Index("ix_invitation_email_created", "email", "created_at"),
+    )
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    proposal_id: int = Field(foreign_key="proposal.id")
+    position: int
+    name: str = Field(max_length=100)
+    email: Optional[str] = Field(default=None, max_length=254)  # normalised; None for a bot
+    kind: str = Field(default=SeatKind.HUMAN, max_length=8)  # human | bot
+    bot: Optional[str] = Field(default=None, max_length=16)
+    status: str = Field(default=InvitationStatus.WAITING, max_length=16)
+    # Binds this invitation's links; replacing the invitee retires the old ones.
+    nonce: str = Field(max_length=32)
+    language: str = Field(default="en", max_length=8)
+    created_at: NaiveDatetime = Field(default_factory=utcnow)
+    invited_at: Optional[NaiveDatetime] = None
+    expires_at: Optional[NaiveDatetime] = None
+    answered_at: Optional[NaiveDatetime] = None
+
+
+class Suppression(SQLModel, table=True):
+    """An address that asked never to be emailed again: no path queues mail to it, and the
+    worker cancels anything queued before (pbem/mail/outbox.py, pbem/mail/delivery.py)."""
+
+    __tablename__ = "suppression"
+
+    email: str = Field(primary_key=True, max_length=254)  # normalised: lower-case address
+    created_at: NaiveDatetime = Field(default_factory=utcnow)
+
+
+class RateEvent(SQLModel, table=True):
+    """One counted action (a game started, an invitation, a link requested), by kind and key
+    (an address or an IP), so the limits hold across processes (pbem/games/limits.py)."""
+
+    __tablename__ = "rate_event"
+    __table_args__ = (Index("ix_rate_event_kind_key_created", "kind", "key", "created_at"),
+                      Index("ix_rate_event_created", "created_at"))  # the sweep forgets old ones
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=32)
+    key: str = Field(max_length=254)
+    created_at: NaiveDatetime = Field(default_factory=utcnow)

@@ -24,6 +24,8 @@ from sqlalchemy.exc import StatementError
 
 from pbem.games.clocks.sweep import run_sweep
 from pbem.config import Config
+from pbem.db import session_scope
+from pbem.games.invitations import expire_invitations
 from pbem.games.service import play_due_bots
 from pbem.mail.delivery import SmtpLink, deliver_due, default_worker_id
 from pbem.runtime import tune_gc
@@ -74,7 +76,12 @@ def _bots(engine: Engine, cfg: Config, now: datetime | None) -> dict[str, int]:
 
 def _clocks(engine: Engine, cfg: Config, now: datetime | None,
             budget_seconds: float | None) -> dict[str, int]:
-    return dict(run_sweep(engine, cfg, now, budget_seconds=budget_seconds))
+    report = dict(run_sweep(engine, cfg, now, budget_seconds=budget_seconds))
+    with session_scope(engine) as session:  # invitations unanswered for INVITATION_DAYS
+        expired = expire_invitations(session, cfg, now=now)
+    if expired:
+        report["invitations_expired"] = expired
+    return report
 
 
 def run_job(name: str, engine: Engine, cfg: Config, now: datetime | None = None,

@@ -12,7 +12,10 @@ import logging
 import secrets
 from datetime import datetime, timedelta
 
-from sqlmodel import Session
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from pbem import links
 
 from pbem.games.clocks import reminders
 from pbem.games.clocks.notices import add_news
@@ -24,6 +27,8 @@ from pbem.games.service import (
     GameError, GameNotRunning, NotFound, check_email, check_running, is_bot_seat,
     lock_game_with_seats, play_forced_turn, start_turn,
 )
+from pbem.games.seat_links import lock_seat
+from pbem.mail.suppression import is_suppressed
 from pbem.models import Game, GameStatus, Seat, SeatKind
 
 log = logging.getLogger("pbem.lifecycle")
@@ -108,6 +113,8 @@ def hand_seat_to_bot(session: Session, cfg: Config, game_id: int, position: int,
     def news() -> str:  # in each reader's language
         if reason == "timeout":
             return _("The bot now plays %(name)s's seat after missing a deadline.", name=seat.name)
+        if reason == "left":
+            return _("%(name)s left the game: the bot plays their seat.", name=seat.name)
         return _("The bot now plays %(name)s's seat.", name=seat.name)
     add_news(session, game, seats, news, now=now, skip=seat)
     _log("seat_to_bot", game, actor, seat=position, reason=reason or "-")
@@ -123,6 +130,8 @@ def hand_seat_back(session: Session, cfg: Config, game_id: int, position: int, *
     seat = _seat(seats, position)
     if not seat.handed_to_bot:
         raise GameError(f"{seat.name}'s seat is not played by the bot.", 409)
+    if seat.left_game:
+        raise GameError(f"{seat.name} left this game: the bot keeps their seat.", 409)
     seat.handed_to_bot = False
     seat.bot = None
     session.add(seat)
@@ -199,6 +208,8 @@ def change_seat_email(session: Session, cfg: Config, game_id: int, position: int
                       *, now: datetime, actor: str) -> Seat:
     """Move a seat to a new address: every old link stops working, new ones go to the new address."""
     address = check_email(new_email)
+    if is_suppressed(session, address):
+        raise GameError(f"{address} asked never to be emailed by us: choose another address.", 409)
     game, seats = lock_game_with_seats(session, game_id)
     if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
         raise GameNotRunning("This game is over.", 410)
@@ -217,7 +228,39 @@ def change_seat_email(session: Session, cfg: Config, game_id: int, position: int
     return seat
 
 
+def leave_game(session: Session, cfg: Config, token: links.SeatToken, *, now: datetime) -> Seat:
+    """The player leaves (from their seat page): a bot plays the seat for the rest of the game,
+    the table is told, and nothing more about this game goes to them."""
+    game, _seats, seat = lock_seat(session, token)
+    if seat.left_game:
+        raise GameError(_("You have left this game already."), 409)
+    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+        raise GameNotRunning(_("This game is over: there is nothing to leave."), 409)
+    return _leave(session, cfg, game, seat, now=now, actor="player")
+
+
+def _leave(session: Session, cfg: Config, game: Game, seat: Seat, *, now: datetime, actor: str) -> Seat:
+    seat.left_game = True  # before the handover: its "a bot plays for you" email is not sent
+    session.add(seat)
+    if not seat.handed_to_bot and seat.kind == SeatKind.HUMAN:
+        assert game.id is not None
+        hand_seat_to_bot(session, cfg, game.id, seat.position, now=now, actor=actor, reason="left")
+    _log("leave", game, actor, seat=seat.position)
+    return seat
+
+
+def leave_all_games(session: Session, cfg: Config, email: str, *, now: datetime) -> int:
+    """Every seat of `email` in a game under way is left (the address asked never to be emailed)."""
+    email = email.strip().lower()
+    rows = session.exec(select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id)).where(
+        func.lower(col(Seat.email)) == email, col(Seat.left_game).is_(False),
+        col(Game.status).in_((GameStatus.RUNNING, GameStatus.PAUSED)))).all()
+    for seat, game in rows:
+        _leave(session, cfg, game, seat, now=now, actor="never-email")
+    return len(rows)
+
+
 __all__ = [
     "pause_game", "resume_game", "hand_seat_to_bot", "hand_seat_back", "extend_deadline",
-    "send_reminder_now", "abort_game", "change_seat_email",
+    "send_reminder_now", "abort_game", "change_seat_email", "leave_game", "leave_all_games",
 ]

@@ -35,6 +35,7 @@ from pbem.config import Config
 from pbem.db import session_scope
 from pbem.letters import notify
 from pbem.mail.outbox import mail_domain  # the one Message-ID domain (thread ids too)
+from pbem.mail.suppression import suppressed_among
 from pbem.i18n import LANGUAGES, PSEUDO
 from pbem.i18n import gettext as _  # what a player reads: in the seat's language (pages domain)
 from pbem.games.move_refusals import move_refusal
@@ -443,6 +444,11 @@ def create_game(
     setup = check_setup(players, teams=teams, seed=seed, deck=deck, options=options, name=name,
                         deadline_hours=deadline_hours, reminders=reminders, on_timeout=on_timeout)
     specs, opts, name, deck, ladder = setup.specs, setup.options, setup.name, setup.deck, setup.reminders
+    never = suppressed_among(session, [s.email for s in specs])
+    if never:  # every path that starts a game (admin, CLI, /new, rematch) meets this refusal
+        raise SetupError([SetupProblem(f"Seat {seat + 1} ({spec.name}): {spec.email} asked never to be "
+                                       "emailed by us; choose another player.", "email", seat)
+                          for seat, spec in enumerate(specs) if (spec.email or "").lower() in never])
     if deck is None and seed is None:
         # Dealt from the operating system's randomness: nothing to guess from a hand. A seed
         # (2**31 of them) would be found again from seat 0's six cards, and with it every hand
@@ -476,12 +482,14 @@ def create_game(
     session.flush()
     assert game.id is not None  # the flush gave the game its id
     seats = []
-    remembered = remembered_languages(session, [s.email for s in specs if s.language is None])
+    remembered = remembered_preferences(session, [s.email for s in specs])
     for position, spec in enumerate(specs):
-        language = spec.language or remembered.get((spec.email or "").lower(), "en")
+        saved = remembered.get((spec.email or "").lower())
+        language = spec.language or (saved.language if saved and (saved.language in LANGUAGES
+                                                                   or saved.language == PSEUDO) else "en")
         seat = Seat(game_id=game.id, position=position, name=spec.name, email=spec.email,
                     kind=spec.kind, bot=spec.bot, team=engine.team_of(state, position),
-                    link_nonce=secrets.token_hex(8), language=language)
+                    link_nonce=secrets.token_hex(8), language=language, **_seat_preferences(saved))
         session.add(seat)
         seats.append(seat)
     session.flush()
@@ -496,14 +504,29 @@ def create_game(
 
 
 # ---------------------------------------------------------------- languages
-def remembered_languages(session: Session, emails: Sequence[str | None]) -> dict[str, str]:
-    """The language each address chose last (lower-case address -> code), for a new game."""
+def remembered_preferences(session: Session, emails: Sequence[str | None]) -> dict[str, AddressPreference]:
+    """What each address chose for all its games (lower-case address -> its row)."""
     keys = sorted({e.strip().lower() for e in emails if e})
     if not keys:
         return {}
     rows = session.exec(select(AddressPreference).where(col(AddressPreference.email).in_(keys))).all()
+    return {row.email: row for row in rows}
+
+
+def remembered_languages(session: Session, emails: Sequence[str | None]) -> dict[str, str]:
+    """The language each address chose last (lower-case address -> code), for a new game."""
+    rows = remembered_preferences(session, emails).values()
     # The pseudo-locale is stored by tests only (set_seat_language refuses it): every word marked.
     return {row.email: row.language for row in rows if row.language in LANGUAGES or row.language == PSEUDO}
+
+
+def _seat_preferences(saved: AddressPreference | None) -> dict[str, Any]:
+    """A new seat's settings from its address's choices ("my games"); defaults where none."""
+    if saved is None:
+        return {}
+    chosen = {"timezone": saved.timezone, "digest": saved.digest, "play_forced": saved.play_forced,
+              "unsubscribed": None if saved.reminders is None else not saved.reminders}
+    return {key: value for key, value in chosen.items() if value is not None}
 
 
 def remember_language(session: Session, email: str | None, code: str, now: datetime | None = None) -> None:

@@ -32,7 +32,8 @@ from pbem.models import Game, GameStatus, MoveRecord, OutboxMessage, Seat, SeatK
 
 
 def wants_mail(seat: Seat) -> bool:
-    return seat.kind == SeatKind.HUMAN and bool(seat.email)
+    """A person with an address who has not left the game (pbem/games/lifecycle.py leave_game)."""
+    return seat.kind == SeatKind.HUMAN and bool(seat.email) and not seat.left_game
 
 
 def reply_to(cfg: Config, game: Game, seat: Seat) -> str:
@@ -263,4 +264,6 @@ def game_over_email(session: Session, cfg: Config, game: Game, seat: Seat) -> Em
     """The full game-over email, from the finished game."""
     state = load_state(game)
     context = seat_context(session, cfg, game, seat, state, with_moves=False)
+    # "Play again with the same players": the seat's rematch page (a GET that only asks).
+    context["rematch_url"] = f"{seat_page_url(cfg, seat)}/rematch"
     return render_email("game_over", seat.email or "", context, unsubscribe_headers(cfg, seat))

@@ -40,6 +40,7 @@ from sqlmodel import col, select, update
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.mail.mime import Envelope, MessageError, build_message
+from pbem.mail.suppression import NEVER_AGAIN, suppressed_among
 from pbem.mail.writers import NoWriter, Written, write_deferred
 from pbem.models import OutboxMessage, OutboxStatus, utcnow
 
@@ -279,6 +280,8 @@ def deliver_due(
     report = DeliveryReport(claimed=len(rows))
     if not rows:
         return report
+    with session_scope(engine) as session:  # asked "never email me again" since it was queued
+        never = suppressed_among(session, [row.to_addr for row in rows])
     own_link = link is None
     link = SmtpLink(cfg) if link is None else link
     # A first connection (none if the caller's is still open), then one reconnect per batch.
@@ -296,6 +299,12 @@ def deliver_due(
             if row.id in reclaimed and row.attempts > policy.max_attempts:  # it keeps killing workers
                 _fail(engine, row, worker_id, report,
                       f"gave up after {row.attempts - 1} attempts (workers stopped while sending it)", clock())
+                continue
+            if row.to_addr.lower() in never:
+                _mark(engine, [row.id], worker_id, status=OutboxStatus.CANCELLED, last_error=NEVER_AGAIN,
+                      next_attempt_at=clock())
+                report.cancelled += 1
+                _log_row("mail_cancelled", row)
                 continue
             if row.deferred is not None:  # written now by its writer, from the game as it is
                 try:

@@ -6,6 +6,8 @@ New revision after a model change: `python -m pbem.migrations.regenerate "add se
 """
 from __future__ import annotations
 
+import warnings
+
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +71,11 @@ def current_revision(connection: Connection) -> str | None:
 def schema_diffs(connection: Connection) -> list[Any]:
     """Alembic's autogenerate comparison: [] when the database matches the models."""
     context = MigrationContext.configure(connection, opts={"compare_type": True})
-    return compare_metadata(context, target_metadata())
+    with warnings.catch_warnings():
+        # ix_seat_email_lower (on lower(email)) cannot be reflected, so it is not compared:
+        # migration 0008 creates it, and test_migrations checks it is there.
+        warnings.filterwarnings("ignore", message=".*expression-based index")
+        return compare_metadata(context, target_metadata())
 
 
 def upgrade_database(url: str) -> str:

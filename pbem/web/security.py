@@ -1,8 +1,10 @@
 """Security headers on every response.
 
 The Content-Security-Policy allows no inline script and no framing; `Referrer-Policy:
-no-referrer` keeps the signed token of a move link or game page out of the Referer header of
-any request the page makes. A view may set its own policy (e.g. the dev mail viewer);
+same-origin` keeps the signed token of a move link or game page out of the Referer header of
+any request the page makes to another site. Not `no-referrer`: with it Chromium posts a page's
+forms with `Origin: null`, which `init_origin_check` must refuse (a sandboxed frame on any site
+sends that too). A view may set its own policy (e.g. the dev mail viewer);
 these are defaults, set only when the response has none. `trust_proxies` reads the client
 address from a declared number of reverse proxies (FORWARDED_HOPS). `init_origin_check`
 refuses a POST that another site's page sent (its Origin header names another origin).
@@ -33,7 +35,7 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",
     "Cross-Origin-Opener-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
     # Game pages, preferences and unsubscribe pages are reached through secret links, and the

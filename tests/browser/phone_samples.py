@@ -21,14 +21,14 @@ from sqlmodel import Session, col, select
 from pbem import links
 from pbem.config import Config
 from pbem.db import session_scope
-from pbem.games import lifecycle, service
+from pbem.games import invitations, lifecycle, service
 from pbem.games.clocks import preferences
 from pbem.games.clocks.sweep import run_sweep
 from pbem.inbound.handler import handle_message
 from pbem.letters import notify
 from pbem.letters.unsubscribe import unsubscribe_url
 from pbem.mail.delivery import deliver_due
-from pbem.models import Game, GameStatus, OutboxMessage, OutboxStatus, Seat, utcnow
+from pbem.models import Game, GameStatus, Invitation, OutboxMessage, OutboxStatus, Seat, utcnow
 
 
 
@@ -226,10 +226,69 @@ def play_every_kind(app: Flask, smtp_host: str, smtp_port: int) -> list[Letter]:
     short.do(lambda s, cfg: lifecycle.abort_game(s, cfg, short.game_id, now=short.now, actor="admin",
                                                  reason=ABORT_REASON))
     short.deliver()
+    set_up_games(short)  # the emails of games visitors set up themselves
     with session_scope(_db(app)) as s:
         rows = s.exec(select(OutboxMessage).where(OutboxMessage.status == OutboxStatus.SENT)
                       .order_by(col(OutboxMessage.id))).all()
         return [Letter(r.kind, r.to_addr, r.subject, r.html_body) for r in rows]
+
+
+def _address(player: str) -> str:
+    return service.parse_player(player).email or ""
+
+
+def _language(session: Session, player: str) -> str:
+    """The language a visitor reads our pages in: their tag, else the one their address chose."""
+    spec = service.parse_player(player)
+    return spec.language or service.remembered_languages(session, [spec.email]).get(spec.email or "", "en")
+
+
+def _propose(table: Table, creator: str, players: list[str], *, teams: bool) -> str:
+    """A visitor sets up a game at /new (in their tagged language, else the one their address
+    chose last) and confirms it from the email: "confirm_game", then one "invitation" per
+    friend. Returns the creator's token (their page)."""
+    spec = service.parse_player(creator)
+    address = spec.email or ""
+
+    def propose(s: Session, cfg: Config) -> tuple[int, str]:
+        proposal = invitations.propose_game(
+            s, cfg, your_name=spec.name, your_email=address, players="\n".join(players), teams=teams,
+            name=GAME_NAME, language=_language(s, creator), now=table.now)
+        assert proposal.id is not None
+        return proposal.id, proposal.nonce
+    proposal_id, nonce = table.do(propose)
+    table.do(lambda s, cfg: invitations.confirm_proposal(
+        s, cfg, links.sign_record(cfg, links.CONFIRM_SALT, proposal_id, nonce), now=table.now))
+    return links.sign_record(_cfg(table.app), links.PROPOSAL_SALT, proposal_id, nonce)
+
+
+def _invitation_token(table: Table, address: str) -> str:
+    def token(s: Session, cfg: Config) -> str:
+        row = s.exec(select(Invitation).where(Invitation.email == address, Invitation.status == "invited")
+                     .order_by(col(Invitation.id).desc())).first()
+        assert row is not None and row.id is not None
+        return links.sign_record(cfg, links.INVITATION_SALT, row.id, row.nonce)
+    return str(table.do(token))
+
+
+def set_up_games(table: Table) -> None:
+    """Games visitors set up themselves, through the domain that sends their emails: confirmed,
+    one friend declines, the other lets the invitation expire; a second game cancelled by its
+    creator; and a "my games" link asked for."""
+    _propose(table, PLAYERS[1], [PLAYERS[0], "bot:greedy", PLAYERS[3]], teams=True)
+    table.deliver()
+    decline = _invitation_token(table, _address(PLAYERS[0]))
+    table.do(lambda s, cfg: invitations.decline_invitation(s, cfg, decline, now=table.now))
+    table.deliver()
+    table.at(timedelta(days=_cfg(table.app).INVITATION_DAYS, hours=1))
+    table.do(lambda s, cfg: invitations.expire_invitations(s, cfg, now=table.now))  # as the worker does
+    table.deliver()
+    manage = _propose(table, PLAYERS[2], [PLAYERS[3]], teams=False)
+    table.do(lambda s, cfg: invitations.cancel_proposal(s, cfg, manage, now=table.now))
+    table.deliver()
+    table.do(lambda s, cfg: invitations.request_my_games_link(
+        s, cfg, _address(PLAYERS[0]), ip="203.0.113.7", language=_language(s, PLAYERS[0]), now=table.now))
+    table.deliver()
 
 
 @dataclass(frozen=True)

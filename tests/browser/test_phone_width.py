@@ -9,10 +9,14 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from conftest import DESKTOP, PHONE, SCREENSHOTS
-from phone_samples import (ADMIN_ADDRESS, GAME_NAME, PLAYERS, Letter, Pages, Table, play_every_kind, seat_path,
-                           set_the_tables, unsubscribe_path)
+from phone_samples import (ADMIN_ADDRESS, GAME_NAME, PLAYERS, Letter, Pages, Table, path_of, play_every_kind,
+                           seat_path, set_the_tables, unsubscribe_path)
+from sqlmodel import select
 
 from pbem import links
+from pbem.db import session_scope
+from pbem.games import invitations
+from pbem.models import Invitation
 from pbem.mail.catcher import MAIL_DIR_ENV, save_message
 from pbem.mail.render import email_names
 
@@ -93,10 +97,39 @@ def test_every_email_to_a_player_links_the_rules_page(app, smtp_server):
     assert not without, f"emails without a link to {rules}: {without}"
 
 
+def self_service_paths(app) -> dict[str, list[str]]:
+    """The pages of a game set up at /new: its confirmation, its creator's page (a friend who
+    declined, one who has not answered), an invitation, "never email me again"."""
+    cfg = app.config["KORSAR"]
+    with session_scope(app.extensions["korsar_db"]) as s:
+        waiting = invitations.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
+                                           players="Bob <bob@example.com>", ip="")
+        inviting = invitations.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
+                                            players="Bob <bob@example.com>\nCid <cid@example.com>\nbot:greedy",
+                                            name=GAME_NAME, ip="")
+        invitations.confirm_proposal(s, cfg, links.sign_record(cfg, links.CONFIRM_SALT, inviting.id, inviting.nonce))
+        bob, cid = s.exec(select(Invitation).where(Invitation.proposal_id == inviting.id, Invitation.position > 0,
+                                                   Invitation.kind == "human").order_by(Invitation.position)).all()
+        cid_path = path_of(cfg, links.invitation_url(cfg, cid.id, cid.nonce))
+        invitations.decline_invitation(s, cfg, links.sign_record(cfg, links.INVITATION_SALT, bob.id, bob.nonce))
+        manage = path_of(cfg, links.proposal_url(cfg, inviting.id, inviting.nonce))
+        return {
+            "/p/<token>/confirm": [path_of(cfg, links.confirm_url(cfg, waiting.id, waiting.nonce)), "/p/x/confirm"],
+            "/p/<token>": [manage, "/p/not-a-token"],
+            "/p/<token>/cancel": [manage + "/cancel"],
+            "/i/<token>": [cid_path, "/i/not-a-token"],
+            "/never/<token>": [path_of(cfg, links.never_url(cfg, "cid@example.com")), "/never/not-a-token"],
+        }
+
+
 def player_paths(app, pages: Pages) -> dict[str, list[str]]:
     """Sample paths of every player-facing GET route, keyed by the route; [] when unknown."""
     cfg = app.config["KORSAR"]
     samples = {
+        **self_service_paths(app),
+        "/me/<token>": [path_of(cfg, links.my_games_url(cfg, pages.running.email)), "/me/not-a-token"],
+        "/g/<token>/leave": [seat_path(cfg, pages.running) + "/leave", "/g/not-a-token/leave"],
+        "/g/<token>/rematch": [seat_path(cfg, pages.finished) + "/rematch", seat_path(cfg, pages.running) + "/rematch"],
         "/g/<token>": [seat_path(cfg, pages.running), seat_path(cfg, pages.finished), "/g/not-a-token"],
         "/m/<token>": [*pages.move_paths, pages.stale_move_path, "/m/not-a-token"],
         "/g/<token>/prefs": [seat_path(cfg, pages.running) + "/prefs", "/g/not-a-token/prefs"],

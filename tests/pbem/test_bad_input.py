@@ -33,7 +33,8 @@ from pbem import links
 from pbem.letters.unsubscribe import sign_unsubscribe
 from pbem.db import session_scope
 from pbem.games.service import load_state
-from pbem.models import Game, LoginAttempt, OutboxMessage, Seat, utcnow
+from pbem.games import invitations
+from pbem.models import Game, Invitation, LoginAttempt, OutboxMessage, Seat, utcnow
 
 HUGE = [str(2**31), str(2**63), str(2**64), str(10**30)]
 BAD_VALUES = [
@@ -105,6 +106,34 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
     "dev.raw": {},
     "dev.reply": {("form", "text"): "draw"},
     "talk.send_talk": {("form", "text"): "hello partner"},
+    "home.home_page": {},
+    "new_game.new_game_form": {},
+    "new_game.proposal_sent": {},
+    "new_game.propose": {("form", "your_name"): "Ann", ("form", "your_email"): "ann@example.com",
+                         ("form", "players"): "bot:greedy\nbot:random", ("form", "name"): "Walk",
+                         ("form", "deadline_hours"): "72", ("form", "reminders"): "50,85",
+                         ("form", "on_timeout"): "autoplay", ("form", "teams"): "", ("form", "table_talk"): ""},
+    "invites.confirm_page": {},
+    "invites.confirm": {},
+    "invites.proposal_page": {("args", "lang"): "fr"},
+    "invites.cancel_page": {},
+    "invites.cancel": {},
+    "invites.replace": {("form", "replacement"): "bot:greedy", ("form", "friend_name"): "Dan",
+                        ("form", "friend_email"): "dan@example.com"},
+    "invites.invitation_page": {("args", "lang"): "vi"},
+    "invites.accept": {},
+    "invites.decline": {},
+    "invites.never_page": {},
+    "invites.never": {("form", "List-Unsubscribe"): "One-Click"},
+    "my_games.ask_page": {},
+    "my_games.ask_link": {("form", "email"): "ann@example.com"},
+    "my_games.games_page": {("args", "saved"): "1", ("args", "lang"): "fr"},
+    "my_games.save_preferences": {("form", "timezone"): "Europe/Paris", ("form", "reminders"): "on",
+                                  ("form", "digest"): "on", ("form", "play_forced"): "on"},
+    "seat_actions.rematch_page": {},
+    "seat_actions.rematch": {},
+    "seat_actions.leave_page": {},
+    "seat_actions.leave": {},
 }
 
 # Values past a field's first checks, where the generic ones stop early: endpoint -> field -> values.
@@ -139,6 +168,7 @@ class World:
         app = self.app
         self.game_id = new_game(app)
         cfg = cfg_of(app)
+        waiting, inviting = self_service_games(app)
         with Session(db_of(app)) as s:
             game = s.get(Game, self.game_id)
             seat = s.exec(select(Seat).where(Seat.game_id == self.game_id, Seat.position == game.to_move)).one()
@@ -150,15 +180,48 @@ class World:
                                        view["legal_moves"][0]),
                 "/g/": links.sign_seat(cfg, self.game_id, seat.position, seat.link_nonce),
                 "/u/": sign_unsubscribe(cfg, seat),
+                "/me/": links.sign_address(cfg, links.MY_GAMES_SALT, seat.email),
+                "/never/": links.sign_address(cfg, links.NEVER_SALT, "someone@example.com"),
+                "/i/": links.sign_record(cfg, links.INVITATION_SALT, inviting.invitation_id, inviting.invitation_nonce),
+                # Both under /p/, with their own salts: the confirmation link (single use) and
+                # the creator's page.
+                "/p/<token>/confirm": links.sign_record(cfg, links.CONFIRM_SALT, waiting.id, waiting.nonce),
+                "/p/": links.sign_record(cfg, links.PROPOSAL_SALT, inviting.id, inviting.nonce),
             }
             self.position = seat.position
 
     def valid(self, rule: Any, name: str) -> str:
         """A value of URL part `name` of `rule` that reaches the view."""
         if name == "token":
-            return next(t for prefix, t in self.tokens.items() if rule.rule.startswith(prefix))
+            return self.tokens.get(rule.rule) or next(
+                t for prefix, t in self.tokens.items() if rule.rule.startswith(prefix))
         return str({"game_id": self.game_id, "position": self.position, "message_id": self.message_id,
                     "filename": "korsar.css", "mail_id": "nope"}[name])
+
+
+@dataclass
+class Proposed:
+    id: int
+    nonce: str
+    invitation_id: int = 0
+    invitation_nonce: str = ""
+
+
+def self_service_games(app: Any) -> tuple[Proposed, Proposed]:
+    """A game set up at /new and not confirmed yet, and one whose invitation waits for Bob."""
+    cfg = cfg_of(app)
+    made = []
+    with session_scope(db_of(app)) as s:
+        for confirm in (False, True):
+            proposal = invitations.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
+                                                players="Bob <bob@example.com>", ip="")
+            if confirm:
+                invitations.confirm_proposal(s, cfg, links.sign_record(cfg, links.CONFIRM_SALT, proposal.id,
+                                                                       proposal.nonce))
+            bob = s.exec(select(Invitation).where(Invitation.proposal_id == proposal.id,
+                                                  Invitation.position == 1)).one()
+            made.append(Proposed(proposal.id, proposal.nonce, bob.id, bob.nonce))
+    return made[0], made[1]
 
 
 _WRITE = re.compile(r'^\s*(INSERT INTO|UPDATE|DELETE FROM)\s+"?(\w+)', re.IGNORECASE)
@@ -286,6 +349,9 @@ def walk_app(admin_app, tmp_path):
     admin_app.config["WTF_CSRF_ENABLED"] = True  # as in production
     admin_app.config["PROPAGATE_EXCEPTIONS"] = False  # a bug answers 500, as in production
     admin_app.config["KORSAR"].MAIL_CATCHER_DIR = str(tmp_path / "mail")
+    for limit in ("GAMES_PER_CREATOR_DAY", "INVITATIONS_PER_CREATOR_DAY", "INVITATIONS_PER_ADDRESS_DAY",
+                  "LINKS_PER_ADDRESS_HOUR", "LINKS_PER_IP_HOUR"):  # the world is rebuilt after each change
+        setattr(admin_app.config["KORSAR"], f"LIMIT_{limit}", 10**6)
     return admin_app
 
 

@@ -45,6 +45,15 @@ def _mid_game_context(app) -> dict:
         "subject": "A notice", "reason": "timeout", "waiting_for": seat, "for_admin": False,
         "admin_url": "http://korsar.test/admin/games/1", "move_text": "Draw a card",
         "start_local": "Monday", "end_local": "Friday", "days_left": "3 vacation days"})
+    context.update({  # what the emails of self-service games add (pbem/letters/invitations.py)
+        "creator": {"name": "Ann", "email": "ann@example.com"},
+        "players": [{"name": "Ann", "note": "you", "bot": False, "creator": True}],
+        "teams": "Every player plays for themselves.", "clock": ["Time for each move: 72 hours."],
+        "confirm_url": "http://korsar.test/p/x/confirm", "valid_hours": "24 hours", "invites_anyone": True,
+        "you": "Ann", "answer_url": "http://korsar.test/i/x", "expires": "March 9, 2026, 10:00 AM",
+        "missing": "Bob", "manage_url": "http://korsar.test/p/x", "never_url": "http://korsar.test/never/x",
+        "home_url": "http://korsar.test/", "accepted": True, "my_games_url": "http://korsar.test/me/x",
+        "valid_days": "7 days"})
     return context
 
 

@@ -56,6 +56,19 @@ def test_schema_built_from_migrations_equals_the_models(empty_url):
     assert revision == head_revision()
 
 
+def test_the_index_on_lower_case_addresses_is_made_by_the_migrations(empty_url):
+    """Alembic cannot compare an index on an expression, so this one is checked by name."""
+    upgrade_database(empty_url)
+    engine = make_engine(empty_url)
+    with engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            names = set(conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'index'").scalars())
+        else:
+            names = set(conn.exec_driver_sql("SELECT indexname FROM pg_indexes").scalars())
+    engine.dispose()
+    assert "ix_seat_email_lower" in names
+
+
 def test_init_db_twice_changes_nothing_the_second_time(empty_url):
     upgrade_database(empty_url)
     assert upgrade_database(empty_url) == f"database already at revision {head_revision()}"

@@ -120,7 +120,8 @@ def test_a_refused_vacation_counts_its_days_in_words(engine, cfg):
 
 # ---------------------------------------------------------------- subjects
 def test_every_email_subject_starts_with_the_korsar_prefix():
-    context = {"game": {"name": "Friday"}, "board": {"you": "Ann"}, "subject": "Friday: the game was stopped"}
+    context = {"game": {"name": "Friday"}, "board": {"you": "Ann"}, "subject": "Friday: the game was stopped",
+               "creator": {"name": "Ann", "email": "ann@example.com"}, "missing": "Bob"}
     for name in email_names():
         assert render_subject(name, context).startswith("[Korsar] "), name
 

@@ -21,7 +21,7 @@ def test_every_response_has_the_security_headers(client, path):
     response = client.get(path)
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert response.headers["X-Frame-Options"] == "DENY"
-    assert response.headers["Referrer-Policy"] == "no-referrer"
+    assert response.headers["Referrer-Policy"] == "same-origin"
     assert "Content-Security-Policy" in response.headers
 
 
@@ -81,7 +81,7 @@ def test_a_header_the_view_set_is_kept_whatever_its_case(app):
     response = app.test_client().get("/test-only/own-headers")
     assert response.headers.getlist("Cache-Control") == ["max-age=60"]
     assert response.headers.getlist("X-Frame-Options") == ["SAMEORIGIN"]
-    assert response.headers["Referrer-Policy"] == "no-referrer"
+    assert response.headers["Referrer-Policy"] == "same-origin"
 
 
 def test_player_pages_are_kept_out_of_search_engines(client):

@@ -11,6 +11,7 @@ import pytest
 
 from clockkit import T0, deliver, game_row, headers, mails, mover, seat_row, start_game, sweep
 from pbem.letters.unsubscribe import sign_unsubscribe, unsubscribe_url
+from pbem.links import NEVER_SALT, read_address
 from pbem.db import session_scope
 from pbem.models import utcnow
 
@@ -140,6 +141,51 @@ def test_list_unsubscribe_reaches_the_smtp_server_raw_on_one_line(app, smtp_serv
     assert received["List-Unsubscribe"] == f"<{unsubscribe_url(cfg, seat)}>"
 
 
+# The emails about a game being set up (pbem/letters/invitations.py): no seat yet, so their
+# one-click link is the address's "never email me again".
+SETUP_KINDS = {"confirm_game", "invitation", "invitation_declined", "invitations_expired",
+               "proposal_cancelled", "my_games_link"}
+
+
+def _queue_every_setup_email(session, cfg) -> None:  # type: ignore[no-untyped-def]
+    """One email of each kind about a game being set up, for rows made here."""
+    from pbem.letters import invitations as letters
+    from pbem.models import Invitation, Proposal
+
+    proposal = Proposal(creator_email="ann@example.com", nonce="p", name="Tortuga",
+                        confirm_by=T0 + timedelta(days=1))
+    session.add(proposal)
+    session.flush()
+    rows = [Invitation(proposal_id=proposal.id, position=0, name="Ann", email="ann@example.com",
+                       status="accepted", nonce="a"),
+            Invitation(proposal_id=proposal.id, position=1, name="Bob", email="bob@example.com",
+                       status="invited", nonce="b", expires_at=T0 + timedelta(days=7))]
+    session.add_all(rows)
+    session.flush()
+    letters.queue_confirmation(session, cfg, proposal, rows)
+    letters.queue_invitation(session, cfg, proposal, rows[1], rows)
+    letters.queue_declined(session, cfg, proposal, rows[1], rows)
+    letters.queue_expired(session, cfg, proposal, [rows[1]], rows)
+    letters.queue_proposal_cancelled(session, cfg, proposal, rows[1])
+    letters.queue_my_games_link(session, cfg, "bob@example.com", "en")
+
+
+NEVER_LINK = re.compile(re.escape(LONG_BASE_URL) + r"/never/([\w.-]+)")
+
+
+def _never_addresses(cfg, text: str) -> set[str]:  # type: ignore[no-untyped-def]
+    """The addresses the "never email me again" links in `text` were signed for."""
+    return {read_address(cfg, NEVER_SALT, token) for token in NEVER_LINK.findall(text)}
+
+
+def _assert_raw_never(head: bytes, cfg, address: str) -> None:  # type: ignore[no-untyped-def]
+    """The "never email me again" one-click headers, raw, each on one line (no fold)."""
+    match = re.search(rb"^List-Unsubscribe: <([^>\r\n]+)>\r?$", head, re.M)
+    assert match, head
+    assert _never_addresses(cfg, match.group(1).decode()) == {address}
+    assert re.search(rb"^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r?$", head, re.M)
+
+
 def test_every_email_kind_to_a_player_carries_the_raw_one_click_headers(app, smtp_server):
     """Walks every email kind (every template in pbem/email_templates/): each one to a player has
     both headers raw on the wire and says in both bodies how to stop it; the admins' copy of
@@ -183,6 +229,8 @@ def test_every_email_kind_to_a_player_carries_the_raw_one_click_headers(app, smt
         replies.queue_answer(session, cfg, game, seats[1], state, reason="It is not your turn.")
         replies.queue_heard(session, cfg, game, seats[1], "Ann", "Keep your blue pirates.")
         notify.queue_game_over(session, cfg, game, seats, load_state(game))  # written at delivery
+    with session_scope(engine) as session:  # the emails about no seat: a game being set up
+        _queue_every_setup_email(session, cfg)
     deliver(engine, cfg, smtp_server, utcnow())
 
     raw = _raw_by_message_id(smtp_server)
@@ -193,6 +241,12 @@ def test_every_email_kind_to_a_player_carries_the_raw_one_click_headers(app, smt
     assert not [row for row in mails(engine) if row.status not in ("sent", "cancelled")]
     for row in sent:
         head = raw[row.message_id]
+        if row.kind in SETUP_KINDS:  # about no seat: "never email me again" stops all our mail
+            _assert_raw_never(head, cfg, row.to_addr)
+            for body in (row.text_body, row.html_body):  # its link, for this address
+                assert _never_addresses(cfg, body) == {row.to_addr}, row.kind
+            assert "Never email me again" in row.text_body, row.kind
+            continue
         if row.seat_id is None:  # the admins' copy of the pause
             assert row.to_addr == "boss@example.com" and b"list-unsubscribe" not in head.lower()
             assert "To stop these emails" in row.text_body and "To stop these emails" in row.html_body

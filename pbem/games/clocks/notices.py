@@ -30,7 +30,7 @@ DIGEST_TIME = time(8, 0)
 
 
 def wants_events(seat: Seat) -> bool:
-    return seat.kind == SeatKind.HUMAN and bool(seat.email) and not seat.unsubscribed
+    return seat.kind == SeatKind.HUMAN and bool(seat.email) and not seat.unsubscribed and not seat.left_game
 
 
 def next_digest_time(seat: Seat, now: datetime) -> datetime:

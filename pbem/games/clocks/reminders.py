@@ -63,7 +63,8 @@ _CLAIM_COLUMNS = (
     load_only(*_attributes(Seat.id, Seat.game_id, Seat.position, Seat.email, Seat.kind,
                            Seat.handed_to_bot, Seat.unsubscribed, Seat.timezone, Seat.vacation_start,
                            Seat.vacation_end, Seat.link_nonce,  # the nonce signs the unsubscribe link
-                           Seat.language)),  # the reminder's subject is in the seat's language
+                           Seat.language,  # the reminder's subject is in the seat's language
+                           Seat.left_game)),
 )
 
 

@@ -1,0 +1,747 @@
+"""Games players start themselves, with everyone's consent before any game mail.
+
+A visitor sets up a game at /new (`propose_game`): a proposal with one invitation row per seat,
+and one email, to the creator, with a confirmation link (single use, 24 hours). Nothing goes to
+anyone else until the creator confirms (`confirm_proposal`); then each invited human gets one
+invitation email (accept, decline, "never email me again") and nothing more until they accept.
+When every human has accepted, the proposal becomes a game (`service.create_game`). The creator
+is told who declined or let an invitation expire (INVITATION_DAYS) and may replace them with a
+bot or another friend, or cancel. Addresses that chose "never email me again" are on the
+suppression list (`suppress`), honoured by every path. Counted limits: `pbem/games/limits.py`.
+
+Every function that takes a token reads it here (links.LinkError: 400 damaged, 410 expired,
+403 replaced) and locks what it changes; GameError (409) when the answer is already given.
+"""
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Sequence
+
+import engine
+import engine.bots
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from pbem import links
+from pbem.config import Config
+from pbem.games import lifecycle, limits, service
+from pbem.games.clocks import preferences
+from pbem.games.clocks.preferences import check_time_zone
+from pbem.games.clocks.refusals import Refused
+from pbem.games.seat_links import load_seat
+from pbem.games.service import (GameError, SeatSpec, SetupError, SetupProblem, check_email, check_name,
+                                check_setup, create_game, parse_player, remembered_languages)
+from pbem.i18n import gettext as _
+from pbem.i18n import lazy
+from pbem.letters import invitations as letters
+from pbem.mail.suppression import is_suppressed, suppressed_among
+from pbem.store import load_state
+from pbem.models import (AddressPreference, Game, GameStatus, Invitation, InvitationStatus, Proposal,
+                         ProposalStatus, Seat, SeatKind, Suppression, utcnow)
+
+# The sentences of the links of this module (pbem.links, English), shown in the reader's language.
+LINK_SENTENCES = (
+    lazy("This link has expired."),
+    lazy("This link is damaged or was not made by us. Copy the whole link from your email."),
+    lazy("This link is damaged. Copy the whole link from your email."),
+)
+REPLACED = lazy("This link has been replaced by a newer one. Use the link in your latest email.")
+GONE = lazy("This game is no longer being set up.")
+NEVER_SENT = lazy("%(email)s asked never to receive email from us: choose another player.")
+
+
+# ---------------------------------------------------------------- what the pages show
+@dataclass
+class ProposalView:
+    """A proposal with its seats, as every page about it shows them."""
+
+    proposal: Proposal
+    invitations: list[Invitation]
+    manage_url: str
+    game_url: str | None = None
+
+    @property
+    def creator(self) -> Invitation:
+        return next(i for i in self.invitations if i.position == self.proposal.creator_position)
+
+    @property
+    def waiting(self) -> list[Invitation]:
+        return [i for i in self.invitations if i.status in InvitationStatus.OPEN and i.kind == SeatKind.HUMAN]
+
+    @property
+    def declined(self) -> list[Invitation]:
+        return [i for i in self.invitations if i.status == InvitationStatus.DECLINED]
+
+    @property
+    def expired(self) -> list[Invitation]:
+        return [i for i in self.invitations if i.status == InvitationStatus.EXPIRED]
+
+    @property
+    def open(self) -> bool:
+        return self.proposal.status in ProposalStatus.OPEN
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """One game of an address on its "my games" page."""
+
+    game_id: int
+    name: str
+    status: str
+    seat_name: str
+    seat_url: str
+    to_move: str | None
+    your_turn: bool
+    deadline_at: datetime | None
+    winners: list[str] = field(default_factory=list)
+    you_won: bool = False
+    left: bool = False
+
+
+@dataclass(frozen=True)
+class ProposalEntry:
+    """A game of an address still waiting for its invitations."""
+
+    proposal_id: int
+    name: str
+    url: str
+    creator: bool
+    players: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class AddressPrefs:
+    timezone: str | None
+    reminders: bool
+    digest: bool
+    play_forced: bool
+
+
+@dataclass(frozen=True)
+class MyGames:
+    email: str
+    running: list[GameEntry]
+    waiting: list[ProposalEntry]
+    finished: list[GameEntry]
+    prefs: AddressPrefs
+
+
+# ---------------------------------------------------------------- the setup form
+def _lines(players: str) -> list[str]:
+    return [line.strip() for line in players.splitlines() if line.strip()]
+
+
+def _form_problems(your_name: str, your_email: str, lines: list[str], *, teams: bool, name: str,
+                   deadline_hours: float, reminders: str, on_timeout: str
+                   ) -> tuple[list[SetupProblem], list[SeatSpec]]:
+    """The form's problems in the reader's language, each on its field (and line), and the seats
+    (the creator first) when there are none."""
+    problems: list[SetupProblem] = []
+    creator_name = creator_email = ""
+    try:
+        creator_name = check_name(your_name)
+    except GameError:
+        problems.append(SetupProblem(_name_problem(your_name), "your_name"))
+    try:
+        creator_email = check_email(your_email).lower()
+    except GameError:
+        problems.append(SetupProblem(_("Write your email address, like ann@example.com."), "your_email"))
+    specs = [SeatSpec(name=creator_name, email=creator_email)]
+    names = {creator_name.casefold()} if creator_name else set()
+    emails = {creator_email} if creator_email else set()
+    for index, line in enumerate(lines):
+        try:
+            spec = parse_player(line)
+        except GameError:
+            problems.append(SetupProblem(_line_problem(line), "players", index))
+            continue
+        if spec.kind == SeatKind.HUMAN:
+            address = (spec.email or "").lower()
+            if address in emails:
+                problems.append(SetupProblem(
+                    _("Line %(n)d: %(email)s is already playing in this game.", n=index + 1, email=address),
+                    "players", index))
+            elif spec.name.casefold() in names:
+                problems.append(SetupProblem(
+                    _("Line %(n)d: two players are called %(name)s: give them different names.",
+                      n=index + 1, name=spec.name), "players", index))
+            names.add(spec.name.casefold())
+            emails.add(address)
+            spec = SeatSpec(name=spec.name, email=address, language=spec.language)
+        specs.append(spec)
+    if not lines:
+        problems.append(SetupProblem(_("Add at least one other player: a friend or a bot."), "players"))
+    elif not any(p.field == "players" for p in problems):
+        count = len(lines) + 1
+        if teams and count not in (4, 6, 8):
+            problems.append(SetupProblem(
+                _("Team play needs 4, 6 or 8 players with you; you have %(n)d.", n=count), "players"))
+        elif not teams and not 2 <= count <= 5:
+            problems.append(SetupProblem(
+                _("Korsar is played by 2 to 5 players alone (4, 6 or 8 in teams); with you, you have %(n)d.",
+                  n=count), "players"))
+    if name.strip():
+        try:
+            check_setup(["a <a@example.com>", "b <b@example.com>"], name=name)
+        except GameError:
+            problems.append(SetupProblem(_("A game name has at most 80 characters and no line breaks."), "name"))
+    if not 0 < deadline_hours <= 24 * 30:  # also refuses NaN
+        problems.append(SetupProblem(_("Choose between 1 hour and 30 days for each move."), "deadline_hours"))
+    try:
+        check_setup(["a <a@example.com>", "b <b@example.com>"], reminders=reminders)
+    except GameError:
+        problems.append(SetupProblem(
+            _("Reminders are percentages of the time for a move, like 50,85."), "reminders"))
+    if on_timeout not in ("autoplay", "pause", "bot"):
+        problems.append(SetupProblem(_("Choose what happens when a player runs out of time."), "on_timeout"))
+    return problems, specs
+
+
+def _name_problem(text: str) -> str:
+    if not text.strip():
+        return _("Write your name as the other players will see it.")
+    return _("A name has at most 40 characters and no line breaks.")
+
+
+def _line_problem(line: str) -> str:
+    if line.lower().startswith("bot:"):
+        return _("%(line)s: there is no such bot. Write one of %(bots)s.", line=line[:60],
+                 bots=", ".join(f"bot:{name}" for name in engine.bots.BOTS))
+    return _("%(line)s: write a player as Name <email@example.com>, or a bot as bot:greedy.",
+             line=line[:60])
+
+
+def _options(proposal: Proposal) -> dict[str, Any]:
+    return dict(json.loads(proposal.options_json or "{}"))
+
+
+def _view(session: Session, cfg: Config, proposal: Proposal, *, reader: Invitation | None = None) -> ProposalView:
+    invitations = list(session.exec(select(Invitation).where(Invitation.proposal_id == proposal.id)
+                                    .order_by(col(Invitation.position))).all())
+    assert proposal.id is not None
+    view = ProposalView(proposal, invitations, links.proposal_url(cfg, proposal.id, proposal.nonce))
+    if proposal.game_id is not None:
+        position = reader.position if reader is not None else proposal.creator_position
+        seat = session.exec(select(Seat).where(Seat.game_id == proposal.game_id,
+                                               Seat.position == position)).first()
+        if seat is not None:
+            view.game_url = links.seat_url(cfg, links.sign_seat(cfg, seat.game_id, seat.position, seat.link_nonce))
+    return view
+
+
+def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: str, players: str,
+                 teams: bool = False, name: str = "", deadline_hours: float = 72.0,
+                 reminders: str = "50,85", on_timeout: str = "autoplay", table_talk: bool = False,
+                 language: str = "en", ip: str = "", now: datetime | None = None) -> Proposal:
+    """A game set up at /new, waiting for its creator's confirmation: one email, to the creator.
+    SetupError (each problem on its field) or LimitReached, and nothing written, otherwise."""
+    now = now or utcnow()
+    lines = _lines(players)
+    problems, specs = _form_problems(your_name, your_email, lines, teams=teams, name=name,
+                                     deadline_hours=deadline_hours, reminders=reminders,
+                                     on_timeout=on_timeout)
+    if not problems:
+        never = suppressed_among(session, [s.email for s in specs])
+        if specs[0].email in never:
+            problems.append(SetupProblem(
+                _("This address asked us never to email it again, so we cannot send it a confirmation link."),
+                "your_email"))
+        problems += [SetupProblem(_(NEVER_SENT, email=spec.email), "players", index)
+                     for index, spec in enumerate(specs[1:]) if spec.email in never]
+    if problems:
+        raise SetupError(problems)
+    limits.take(session, cfg, limits.LINKS_PER_ADDRESS, specs[0].email or "", now=now)
+    if ip:
+        limits.take(session, cfg, limits.LINKS_PER_IP, ip, now=now)
+    setup = check_setup(specs, teams=teams, name=name, deadline_hours=deadline_hours,
+                        reminders=reminders, on_timeout=on_timeout)
+    proposal = Proposal(
+        status=ProposalStatus.UNCONFIRMED, creator_email=specs[0].email or "", creator_position=0,
+        nonce=secrets.token_hex(8), language=language, name=setup.name, teams=teams,
+        deadline_hours=float(deadline_hours), reminders=",".join(f"{p:g}" for p in setup.reminders),
+        on_timeout=on_timeout, table_talk=table_talk and not teams, created_at=now, updated_at=now,
+        confirm_by=now + timedelta(seconds=links.CONFIRM_MAX_AGE))
+    session.add(proposal)
+    session.flush()
+    invitations = _seat_rows(session, proposal, setup.specs, creator=0, now=now)
+    letters.queue_confirmation(session, cfg, proposal, invitations)
+    return proposal
+
+
+def _seat_rows(session: Session, proposal: Proposal, specs: Sequence[SeatSpec], *, creator: int,
+               now: datetime) -> list[Invitation]:
+    """One invitation row per seat: the creator and bots accepted, humans waiting."""
+    assert proposal.id is not None
+    remembered = remembered_languages(session, [s.email for s in specs])
+    rows = []
+    for position, spec in enumerate(specs):
+        accepted = position == creator or spec.kind == SeatKind.BOT
+        row = Invitation(
+            proposal_id=proposal.id, position=position, name=spec.name, email=spec.email,
+            kind=spec.kind, bot=spec.bot, nonce=secrets.token_hex(8),
+            status=InvitationStatus.ACCEPTED if accepted else InvitationStatus.WAITING,
+            language=proposal.language if position == creator
+            else spec.language or remembered.get(spec.email or "", proposal.language),
+            created_at=now, answered_at=now if accepted else None)
+        session.add(row)
+        rows.append(row)
+    session.flush()
+    return rows
+
+
+# ---------------------------------------------------------------- the creator
+def _proposal(session: Session, token: links.RecordToken, *, lock: bool = False) -> Proposal:
+    query = select(Proposal).where(Proposal.id == token.id)
+    proposal = session.exec(query.with_for_update() if lock else query).first()
+    if proposal is None:
+        raise links.LinkError(GONE, 404)
+    if proposal.nonce != token.nonce:
+        raise links.LinkError(REPLACED, 403)
+    return proposal
+
+
+def _confirmable(session: Session, cfg: Config, token: str, *, lock: bool) -> Proposal:
+    proposal = _proposal(session, links.read_record(cfg, links.CONFIRM_SALT, token, links.CONFIRM_MAX_AGE),
+                         lock=lock)
+    if proposal.status == ProposalStatus.EXPIRED:
+        raise links.LinkError("This link has expired.", 410)
+    if proposal.status != ProposalStatus.UNCONFIRMED:
+        raise GameError(_("This game is confirmed already: its page shows where it stands."), 409)
+    return proposal
+
+
+def open_confirmation(session: Session, cfg: Config, token: str) -> ProposalView:
+    return _view(session, cfg, _confirmable(session, cfg, token, lock=False))
+
+
+def confirm_proposal(session: Session, cfg: Config, token: str, *, now: datetime | None = None) -> ProposalView:
+    """The creator proved they read their mail: the game counts against their daily limit, and
+    each invitee gets one invitation (or, with no human to invite, the game starts)."""
+    now = now or utcnow()
+    proposal = _confirmable(session, cfg, token, lock=True)
+    limits.take(session, cfg, limits.GAMES_PER_CREATOR, proposal.creator_email, now=now)
+    proposal.status = ProposalStatus.INVITING
+    proposal.confirmed_at = proposal.updated_at = now
+    session.add(proposal)
+    view = _view(session, cfg, proposal)
+    _invite(session, cfg, view, [i for i in view.invitations if i.status == InvitationStatus.WAITING], now=now)
+    return _start_if_ready(session, cfg, view, now=now)
+
+
+def _invite(session: Session, cfg: Config, view: ProposalView, rows: list[Invitation], *,
+            now: datetime) -> None:
+    """Send one invitation to each of `rows`, within the creator's and each address's limits."""
+    if not rows:
+        return
+    limits.take(session, cfg, limits.INVITATIONS_PER_CREATOR, view.proposal.creator_email, now=now,
+                count=len(rows))
+    for row in rows:
+        limits.take(session, cfg, limits.INVITATIONS_PER_ADDRESS, row.email or "", now=now)
+        row.status = InvitationStatus.INVITED
+        row.invited_at = now
+        row.expires_at = now + timedelta(days=cfg.INVITATION_DAYS)
+        session.add(row)
+    session.flush()
+    for row in rows:
+        letters.queue_invitation(session, cfg, view.proposal, row, view.invitations)
+
+
+def _start_if_ready(session: Session, cfg: Config, view: ProposalView, *, now: datetime) -> ProposalView:
+    """Every seat accepted: the proposal becomes a game (its welcome emails go to people who
+    all said yes)."""
+    proposal = view.proposal
+    if proposal.status != ProposalStatus.INVITING or any(
+            i.status != InvitationStatus.ACCEPTED for i in view.invitations):
+        return view
+    specs = [SeatSpec(name=i.name, email=i.email, kind=i.kind, bot=i.bot,
+                      language=i.language if i.kind == SeatKind.HUMAN else None)
+             for i in view.invitations]
+    game = create_game(session, cfg, specs, teams=proposal.teams, options=_options(proposal),
+                       name=proposal.name, deadline_hours=proposal.deadline_hours,
+                       reminders=proposal.reminders, on_timeout=proposal.on_timeout,
+                       table_talk=proposal.table_talk, now=now)
+    proposal.status = ProposalStatus.STARTED
+    proposal.game_id = game.id
+    proposal.updated_at = now
+    session.add(proposal)
+    session.flush()
+    return _view(session, cfg, proposal)
+
+
+def _managed(session: Session, cfg: Config, token: str, *, lock: bool = False) -> Proposal:
+    return _proposal(session, links.read_record(cfg, links.PROPOSAL_SALT, token), lock=lock)
+
+
+def open_proposal(session: Session, cfg: Config, token: str) -> ProposalView:
+    return _view(session, cfg, _managed(session, cfg, token))
+
+
+def _still_open(proposal: Proposal) -> None:
+    if proposal.status == ProposalStatus.STARTED:
+        raise GameError(_("This game has started already."), 409)
+    if proposal.status == ProposalStatus.CANCELLED:
+        raise GameError(_("This game was cancelled."), 409)
+    if proposal.status != ProposalStatus.INVITING:
+        raise GameError(_("Confirm the game first, from the link in your email."), 409)
+
+
+def replace_invitee(session: Session, cfg: Config, token: str, position: int, player: str, *,
+                    now: datetime | None = None) -> ProposalView:
+    """A seat that declined or did not answer goes to a bot, or to another friend (invited)."""
+    now = now or utcnow()
+    proposal = _managed(session, cfg, token, lock=True)
+    _still_open(proposal)
+    view = _view(session, cfg, proposal)
+    row = next((i for i in view.invitations if i.position == position), None)
+    if row is None or row.status not in (InvitationStatus.DECLINED, InvitationStatus.EXPIRED):
+        raise GameError(_("Only a player who declined or did not answer can be replaced."), 409)
+    problems, specs = _form_problems(view.creator.name, proposal.creator_email, [player], teams=proposal.teams,
+                                     name="", deadline_hours=proposal.deadline_hours,
+                                     reminders=proposal.reminders, on_timeout=proposal.on_timeout)
+    problems = [p for p in problems if p.field == "players" and p.seat is not None]
+    spec = specs[-1] if not problems else None
+    if spec is not None and spec.kind == SeatKind.HUMAN:
+        others = {(i.email or "") for i in view.invitations if i.position != position}
+        if spec.email in others:
+            problems.append(SetupProblem(_("%(email)s is already playing in this game.", email=spec.email),
+                                         "players", 0))
+        elif spec.name.casefold() in {i.name.casefold() for i in view.invitations if i.position != position}:
+            problems.append(SetupProblem(_("Two players are called %(name)s: give them different names.",
+                                           name=spec.name), "players", 0))
+        elif is_suppressed(session, spec.email):
+            problems.append(SetupProblem(_(NEVER_SENT, email=spec.email), "players", 0))
+    if problems or spec is None:
+        raise SetupError(problems)
+    if spec.kind == SeatKind.BOT:
+        taken = {i.name.casefold() for i in view.invitations if i.position != position}
+        name, n = spec.name, 1
+        while name.casefold() in taken:
+            n += 1
+            name = f"{spec.name} {n}"
+        row.name, row.email, row.kind, row.bot = name, None, SeatKind.BOT, spec.bot
+        row.status, row.answered_at = InvitationStatus.ACCEPTED, now
+    else:
+        row.name, row.email, row.kind, row.bot = spec.name, spec.email, SeatKind.HUMAN, None
+        row.language = remembered_languages(session, [spec.email]).get(spec.email or "", proposal.language)
+        row.status, row.answered_at = InvitationStatus.WAITING, None
+    row.nonce = secrets.token_hex(8)  # the old invitee's links die
+    row.expires_at = None
+    session.add(row)
+    proposal.updated_at = now
+    session.add(proposal)
+    session.flush()
+    if row.kind == SeatKind.HUMAN:
+        _invite(session, cfg, view, [row], now=now)
+    return _start_if_ready(session, cfg, view, now=now)
+
+
+def cancel_proposal(session: Session, cfg: Config, token: str, *, now: datetime | None = None) -> ProposalView:
+    """The creator gives up: whoever was invited or had accepted is told, once."""
+    now = now or utcnow()
+    proposal = _managed(session, cfg, token, lock=True)
+    if proposal.status == ProposalStatus.STARTED:
+        raise GameError(_("This game has started already."), 409)
+    if proposal.status == ProposalStatus.CANCELLED:
+        raise GameError(_("This game was cancelled."), 409)
+    return _cancel(session, cfg, proposal, now=now)
+
+
+def _cancel(session: Session, cfg: Config, proposal: Proposal, *, now: datetime) -> ProposalView:
+    """Whoever was invited or had accepted is told, once; the open invitations close."""
+    was_inviting = proposal.status == ProposalStatus.INVITING
+    proposal.status = ProposalStatus.CANCELLED
+    proposal.updated_at = now
+    session.add(proposal)
+    view = _view(session, cfg, proposal)
+    for row in view.invitations:
+        told = row.status in (InvitationStatus.INVITED, InvitationStatus.ACCEPTED)
+        if row.status in InvitationStatus.OPEN:
+            row.status = InvitationStatus.EXPIRED
+            session.add(row)
+        if was_inviting and told and row.kind == SeatKind.HUMAN and row.position != proposal.creator_position:
+            letters.queue_proposal_cancelled(session, cfg, proposal, row)
+    return view
+
+
+# ---------------------------------------------------------------- the invitees
+def _invitation(session: Session, cfg: Config, token: str, *, lock: bool = False) -> tuple[Invitation, Proposal]:
+    parsed = links.read_record(cfg, links.INVITATION_SALT, token)
+    query = select(Invitation).where(Invitation.id == parsed.id)
+    row = session.exec(query.with_for_update() if lock else query).first()
+    if row is None:
+        raise links.LinkError(GONE, 404)
+    if row.nonce != parsed.nonce:
+        raise links.LinkError(REPLACED, 403)
+    query_p = select(Proposal).where(Proposal.id == row.proposal_id)
+    proposal = session.exec(query_p.with_for_update() if lock else query_p).one()
+    return row, proposal
+
+
+def open_invitation(session: Session, cfg: Config, token: str) -> tuple[Invitation, ProposalView]:
+    row, proposal = _invitation(session, cfg, token)
+    return row, _view(session, cfg, proposal, reader=row)
+
+
+def _answerable(row: Invitation, proposal: Proposal) -> None:
+    if proposal.status == ProposalStatus.CANCELLED:
+        raise GameError(_("This game was cancelled by the player who set it up."), 409)
+    if row.status == InvitationStatus.ACCEPTED:
+        raise GameError(_("You have accepted this invitation already."), 409)
+    if row.status == InvitationStatus.DECLINED:
+        raise GameError(_("You have declined this invitation already."), 409)
+    if row.status == InvitationStatus.EXPIRED:
+        raise links.LinkError("This link has expired.", 410)
+    if proposal.status != ProposalStatus.INVITING:
+        raise GameError(_("This game is no longer being set up."), 409)
+
+
+def accept_invitation(session: Session, cfg: Config, token: str, *,
+                      now: datetime | None = None) -> tuple[Invitation, ProposalView]:
+    now = now or utcnow()
+    row, proposal = _invitation(session, cfg, token, lock=True)
+    _answerable(row, proposal)
+    row.status, row.answered_at = InvitationStatus.ACCEPTED, now
+    session.add(row)
+    session.flush()
+    view = _start_if_ready(session, cfg, _view(session, cfg, proposal), now=now)
+    return row, _view(session, cfg, view.proposal, reader=row)
+
+
+def decline_invitation(session: Session, cfg: Config, token: str, *,
+                       now: datetime | None = None) -> tuple[Invitation, ProposalView]:
+    """No thanks: the creator is told and may replace the seat; nothing more goes to them."""
+    now = now or utcnow()
+    row, proposal = _invitation(session, cfg, token, lock=True)
+    _answerable(row, proposal)
+    _decline(session, cfg, proposal, row, now=now)
+    return row, _view(session, cfg, proposal, reader=row)
+
+
+def _decline(session: Session, cfg: Config, proposal: Proposal, row: Invitation, *, now: datetime) -> None:
+    row.status, row.answered_at = InvitationStatus.DECLINED, now
+    session.add(row)
+    session.flush()
+    view = _view(session, cfg, proposal)
+    letters.queue_declined(session, cfg, proposal, row, view.invitations)
+
+
+# ---------------------------------------------------------------- "never email me again"
+def read_never_token(cfg: Config, token: str) -> str:
+    return links.read_address(cfg, links.NEVER_SALT, token)
+
+
+def suppress(session: Session, cfg: Config, email: str, *, now: datetime | None = None) -> None:
+    """Put `email` on the suppression list: its open invitations are declined (their creators
+    told), its seats in games under way are left to bots. Nothing is ever queued for it again."""
+    now = now or utcnow()
+    email = email.strip().lower()
+    if session.get(Suppression, email) is None:
+        session.add(Suppression(email=email, created_at=now))
+        session.flush()
+    rows = session.exec(select(Invitation, Proposal).join(Proposal, col(Proposal.id) == col(Invitation.proposal_id))
+                        .where(col(Invitation.email) == email,
+                               col(Invitation.status).in_(InvitationStatus.OPEN),
+                               col(Proposal.status).in_(ProposalStatus.OPEN))).all()
+    for row, proposal in rows:
+        if proposal.creator_email == email:
+            continue
+        if row.status == InvitationStatus.INVITED:
+            _decline(session, cfg, proposal, row, now=now)
+        else:
+            row.status = InvitationStatus.DECLINED
+            session.add(row)
+    for proposal in session.exec(select(Proposal).where(Proposal.creator_email == email,
+                                                        col(Proposal.status).in_(ProposalStatus.OPEN))).all():
+        _cancel(session, cfg, proposal, now=now)
+    lifecycle.leave_all_games(session, cfg, email, now=now)
+
+
+def never_email(session: Session, cfg: Config, token: str, *, now: datetime | None = None) -> str:
+    email = read_never_token(cfg, token)
+    suppress(session, cfg, email, now=now)
+    return email
+
+
+# ---------------------------------------------------------------- time passes (the clock sweep)
+def expire_invitations(session: Session, cfg: Config, *, now: datetime | None = None, limit: int = 200) -> int:
+    """Invitations not answered in INVITATION_DAYS expire (their creator told, once per game);
+    proposals never confirmed in 24 hours expire silently (nobody but their creator knew)."""
+    now = now or utcnow()
+    unconfirmed = session.exec(select(Proposal).where(
+        col(Proposal.status) == ProposalStatus.UNCONFIRMED, col(Proposal.confirm_by) <= now)
+        .limit(limit).with_for_update(skip_locked=True)).all()
+    for proposal in unconfirmed:
+        proposal.status, proposal.updated_at = ProposalStatus.EXPIRED, now
+        session.add(proposal)
+    rows = session.exec(select(Invitation).where(
+        col(Invitation.status) == InvitationStatus.INVITED, col(Invitation.expires_at) <= now)
+        .order_by(col(Invitation.proposal_id)).limit(limit).with_for_update(skip_locked=True)).all()
+    by_proposal: dict[int, list[Invitation]] = {}
+    for row in rows:
+        row.status = InvitationStatus.EXPIRED
+        session.add(row)
+        by_proposal.setdefault(row.proposal_id, []).append(row)
+    session.flush()
+    for proposal_id, expired in by_proposal.items():
+        waiting = session.get(Proposal, proposal_id)
+        if waiting is not None and waiting.status == ProposalStatus.INVITING:
+            letters.queue_expired(session, cfg, waiting, expired, _view(session, cfg, waiting).invitations)
+    limits.forget_before(session, now - limits.DAY - limits.HOUR)
+    return len(unconfirmed) + len(rows)
+
+
+# ---------------------------------------------------------------- "my games"
+def _known(session: Session, email: str) -> bool:
+    """Does `email` play with us: a seat, a proposal of theirs, or an invitation they got?"""
+    return (session.exec(select(Seat.id).where(func.lower(col(Seat.email)) == email).limit(1)).first() is not None
+            or session.exec(select(Proposal.id).where(Proposal.creator_email == email).limit(1)).first() is not None
+            or session.exec(select(Invitation.id).where(Invitation.email == email,
+                                                        col(Invitation.invited_at).is_not(None))
+                            .limit(1)).first() is not None)
+
+
+def request_my_games_link(session: Session, cfg: Config, email: str, *, ip: str, language: str = "en",
+                          now: datetime | None = None) -> None:
+    """Email the address a link to its games, if it plays with us and did not say "never";
+    the caller answers the same either way (nobody learns who plays here)."""
+    now = now or utcnow()
+    try:
+        email = check_email(email).lower()
+    except GameError:
+        raise GameError(_("Write an email address, like ann@example.com."), 422) from None
+    limits.take(session, cfg, limits.LINKS_PER_ADDRESS, email, now=now)
+    if ip:
+        limits.take(session, cfg, limits.LINKS_PER_IP, ip, now=now)
+    if _known(session, email) and not is_suppressed(session, email):
+        remembered = session.get(AddressPreference, email)
+        letters.queue_my_games_link(session, cfg, email, remembered.language if remembered else language)
+
+
+def read_my_games_token(cfg: Config, token: str) -> str:
+    return links.read_address(cfg, links.MY_GAMES_SALT, token, links.MY_GAMES_MAX_AGE)
+
+
+def _entry(cfg: Config, game: Game, seat: Seat, seats: list[Seat]) -> GameEntry:
+    to_move = next((s for s in seats if s.position == game.to_move), None)
+    winners: list[str] = []
+    you_won = False
+    if game.status == GameStatus.FINISHED:
+        sides = engine.winners(load_state(game))  # team indices in team play (R6.4)
+        won = [s for s in seats if (s.team if game.teams else s.position) in sides]
+        winners = [s.name for s in won]
+        you_won = seat in won
+    return GameEntry(
+        game_id=game.id or 0, name=game.name, status=game.status, seat_name=seat.name,
+        seat_url=links.seat_url(cfg, links.sign_seat(cfg, seat.game_id, seat.position, seat.link_nonce)),
+        to_move=to_move.name if to_move is not None and game.status == GameStatus.RUNNING else None,
+        your_turn=game.status == GameStatus.RUNNING and to_move is seat,
+        deadline_at=game.deadline_at if game.status == GameStatus.RUNNING else None,
+        winners=winners, you_won=you_won, left=seat.left_game)
+
+
+def _prefs(session: Session, email: str) -> AddressPrefs:
+    saved = session.get(AddressPreference, email)
+    return AddressPrefs(
+        timezone=saved.timezone if saved else None,
+        reminders=saved.reminders if saved and saved.reminders is not None else True,
+        digest=bool(saved and saved.digest),
+        play_forced=saved.play_forced if saved and saved.play_forced is not None else True)
+
+
+def games_of(session: Session, cfg: Config, email: str) -> MyGames:
+    """Every game of the address (newest first) and its preferences."""
+    email = email.lower()
+    seats = session.exec(select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
+                         .where(func.lower(col(Seat.email)) == email, col(Seat.kind) == SeatKind.HUMAN)
+                         .order_by(col(Game.created_at).desc()).limit(200)).all()
+    running: list[GameEntry] = []
+    finished: list[GameEntry] = []
+    for seat, game in seats:
+        entry = _entry(cfg, game, seat, service.seats_of(session, game.id or 0))
+        (running if game.status in (GameStatus.RUNNING, GameStatus.PAUSED) else finished).append(entry)
+    waiting = []
+    rows = session.exec(select(Invitation, Proposal).join(Proposal, col(Proposal.id) == col(Invitation.proposal_id))
+                        .where(col(Invitation.email) == email, col(Proposal.status).in_(ProposalStatus.OPEN))
+                        .order_by(col(Proposal.created_at).desc()).limit(100)).all()
+    for row, proposal in rows:
+        creator = proposal.creator_email == email and row.position == proposal.creator_position
+        if not creator and row.invited_at is None:
+            continue  # not invited yet: not theirs to see
+        assert proposal.id is not None and row.id is not None
+        view = _view(session, cfg, proposal)
+        waiting.append(ProposalEntry(
+            proposal_id=proposal.id, name=proposal.name or " · ".join(i.name for i in view.invitations),
+            url=view.manage_url if creator else links.invitation_url(cfg, row.id, row.nonce),
+            creator=creator, players=[(i.name, i.status) for i in view.invitations]))
+    return MyGames(email=email, running=running, waiting=waiting, finished=finished, prefs=_prefs(session, email))
+
+
+def my_games(session: Session, cfg: Config, token: str) -> MyGames:
+    return games_of(session, cfg, read_my_games_token(cfg, token))
+
+
+def set_address_preferences(session: Session, cfg: Config, token: str, *, timezone: str, reminders: bool,
+                            digest: bool, play_forced: bool, now: datetime | None = None) -> MyGames:
+    """Set once for all the address's games: every seat in a game under way takes them now, and
+    the next games start with them."""
+    now = now or utcnow()
+    email = read_my_games_token(cfg, token)
+    try:
+        zone = check_time_zone(timezone)
+    except Refused as exc:
+        raise GameError(exc.message, 422) from None
+    saved = session.get(AddressPreference, email) or AddressPreference(email=email, language="en")
+    saved.timezone, saved.reminders, saved.digest, saved.play_forced = zone, reminders, digest, play_forced
+    saved.updated_at = now
+    session.add(saved)
+    for seat, _game in session.exec(select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
+                                    .where(func.lower(col(Seat.email)) == email,
+                                          col(Game.status).in_((GameStatus.RUNNING, GameStatus.PAUSED)))).all():
+        token_of = links.SeatToken(seat.game_id, seat.position, seat.link_nonce)
+        preferences.set_time_zone(session, cfg, token_of, zone, now=now)
+        preferences.set_reminders(session, cfg, token_of, reminders, now=now)
+        preferences.set_digest(session, cfg, token_of, digest, now=now)
+        preferences.set_play_forced(session, cfg, token_of, play_forced, now=now)
+    session.flush()
+    return games_of(session, cfg, email)
+
+
+# ---------------------------------------------------------------- rematch
+def rematch(session: Session, cfg: Config, seat_token: links.SeatToken, *,
+            now: datetime | None = None) -> ProposalView:
+    """Same players and options: the asking seat is the creator (their link proved the address),
+    the other humans are invited again, bots carried over."""
+    now = now or utcnow()
+    game, seat = load_seat(session, seat_token)
+    if game.status not in (GameStatus.FINISHED, GameStatus.ABORTED):
+        raise GameError(_("This game is not over yet: a rematch can start once it has ended."), 409)
+    if not seat.email or seat.kind != SeatKind.HUMAN:
+        raise GameError(_("Only a player with an email address can ask for a rematch."), 409)
+    creator_email = seat.email.lower()
+    if is_suppressed(session, creator_email):
+        raise GameError(_("This address asked us never to email it again."), 409)
+    seats = service.seats_of(session, game.id or 0)
+    never = suppressed_among(session, [s.email for s in seats if s.kind == SeatKind.HUMAN])
+    gone = [s.name for s in seats if s.kind == SeatKind.HUMAN and s.email and s.email.lower() in never]
+    if gone:
+        raise GameError(_("%(names)s asked never to receive email from us: start a new game instead.",
+                          names=", ".join(gone)), 409)
+    # Humans are asked again (even one a bot played for); bots come back as they were.
+    specs = [SeatSpec(name=s.name, kind=SeatKind.BOT, bot=s.bot) if s.kind == SeatKind.BOT
+             else SeatSpec(name=s.name, email=(s.email or "").lower() or None) for s in seats]
+    proposal = Proposal(
+        status=ProposalStatus.INVITING, creator_email=creator_email, creator_position=seat.position,
+        nonce=secrets.token_hex(8), language=seat.language, name=game.name, teams=game.teams,
+        options_json=game.options_json, deadline_hours=game.deadline_hours, reminders=game.reminders,
+        on_timeout=game.on_timeout, table_talk=game.table_talk, created_at=now, updated_at=now,
+        confirm_by=now, confirmed_at=now, rematch_of=game.id)
+    session.add(proposal)
+    session.flush()
+    limits.take(session, cfg, limits.GAMES_PER_CREATOR, creator_email, now=now)
+    invitations = _seat_rows(session, proposal, specs, creator=seat.position, now=now)
+    view = ProposalView(proposal, invitations, links.proposal_url(cfg, proposal.id or 0, proposal.nonce))
+    _invite(session, cfg, view, [i for i in invitations if i.status == InvitationStatus.WAITING], now=now)
+    return _start_if_ready(session, cfg, view, now=now)

@@ -1,0 +1,97 @@
+"""Limits against abuse, counted in the database (table rate_event) so they hold across every
+web and worker process: games started and invitations sent per verified creator per day,
+invitations per invited address per day, and the emails anyone can ask for (a new game's
+confirmation link, a "my games" link) per address and per IP per hour. The numbers are
+settings (`pbem/config.py` LIMIT_*; docs/deployment.md).
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, text
+from sqlmodel import Session, col, select
+
+from pbem.config import Config
+from pbem.games.service import GameError
+from pbem.models import RateEvent, utcnow
+
+HOUR = timedelta(hours=1)
+DAY = timedelta(days=1)
+
+
+@dataclass(frozen=True)
+class Limit:
+    """At most `number(cfg)` events of `kind` per key within `window`."""
+
+    kind: str
+    setting: str  # the Config field holding the number
+    window: timedelta
+
+    def number(self, cfg: Config) -> int:
+        return int(getattr(cfg, self.setting))
+
+
+GAMES_PER_CREATOR = Limit("game", "LIMIT_GAMES_PER_CREATOR_DAY", DAY)
+INVITATIONS_PER_CREATOR = Limit("invite_sent", "LIMIT_INVITATIONS_PER_CREATOR_DAY", DAY)
+INVITATIONS_PER_ADDRESS = Limit("invite_received", "LIMIT_INVITATIONS_PER_ADDRESS_DAY", DAY)
+LINKS_PER_ADDRESS = Limit("link_address", "LIMIT_LINKS_PER_ADDRESS_HOUR", HOUR)
+LINKS_PER_IP = Limit("link_ip", "LIMIT_LINKS_PER_IP_HOUR", HOUR)
+
+
+class LimitReached(GameError):
+    """Too many of something: the page says when to try again (`retry_at`, naive UTC)."""
+
+    status = 429
+
+    def __init__(self, limit: Limit, retry_at: datetime) -> None:
+        super().__init__(f"limit {limit.kind} reached", 429)
+        self.limit = limit
+        self.retry_at = retry_at
+
+
+def _serialise(session: Session, limit: Limit, key: str) -> None:
+    """Two processes counting the same key take turns (PostgreSQL: a transaction lock; SQLite
+    writes one transaction at a time already, pbem/db.py)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:k)"),
+                        {"k": zlib.crc32(f"{limit.kind}:{key}".encode())})
+
+
+def check(session: Session, cfg: Config, limit: Limit, key: str, *, now: datetime | None = None,
+          count: int = 1) -> None:
+    """LimitReached if `count` more events of `limit` for `key` would pass its number."""
+    now = now or utcnow()
+    key = key.lower()
+    _serialise(session, limit, key)
+    since = now - limit.window
+    seen = session.exec(select(RateEvent.created_at).where(
+        col(RateEvent.kind) == limit.kind, col(RateEvent.key) == key,
+        col(RateEvent.created_at) > since).order_by(col(RateEvent.created_at))).all()
+    allowed = limit.number(cfg)
+    if len(seen) + count > allowed:
+        # Free again when enough of the counted events have aged out of the window.
+        index = min(len(seen) - 1, max(0, len(seen) + count - allowed - 1))
+        raise LimitReached(limit, (seen[index] if seen else now) + limit.window)
+
+
+def record(session: Session, limit: Limit, key: str, *, now: datetime | None = None,
+           count: int = 1) -> None:
+    """Count `count` events of `limit` for `key` (in the caller's transaction)."""
+    now = now or utcnow()
+    for _ in range(count):
+        session.add(RateEvent(kind=limit.kind, key=key.lower(), created_at=now))
+
+
+def take(session: Session, cfg: Config, limit: Limit, key: str, *, now: datetime | None = None,
+         count: int = 1) -> None:
+    """`check` then `record`: the limit allows it and it is counted."""
+    check(session, cfg, limit, key, now=now, count=count)
+    record(session, limit, key, now=now, count=count)
+
+
+def forget_before(session: Session, before: datetime) -> int:
+    """Drop events older than every window (the clock sweep keeps the table small)."""
+    done = session.execute(delete(RateEvent).where(col(RateEvent.created_at) < before))
+    return int(done.rowcount or 0)  # type: ignore[attr-defined]  # a DELETE returns a CursorResult

@@ -1,0 +1,226 @@
+"""The emails of games players set up themselves (pbem/games/invitations.py calls them): the
+creator's confirmation link, one invitation per invited human, the creator told of a decline or
+of invitations left unanswered, an invitee told the game was cancelled, and the "my games" link.
+
+None of these is about a seat: each carries the address's "never email me again" link (in its
+footer and as its one-click List-Unsubscribe) instead of a seat's unsubscribe link, and none is
+queued for an address on the suppression list. They show names, the game's setup and its clock,
+never a hand. Each is written in its reader's language: the creator's (`proposal.language`), the
+invitee's (`invitation.language`), or the one the visitor asked in (the "my games" link).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from babel.numbers import format_percent
+from sqlmodel import Session, select
+
+import pbem.i18n as i18n
+from pbem import links
+from pbem.config import Config
+from pbem.i18n import gettext as _
+from pbem.i18n import lazy
+from pbem.mail.outbox import OutboxRow, enqueue
+from pbem.mail.render import render_email
+from pbem.mail.suppression import is_suppressed
+from pbem.models import Invitation, InvitationStatus, Proposal, SeatKind
+from pbem.schedule import parse_ladder
+from pbem.words import plural
+
+# A bot's seat is named after its kind, in the reader's words (the stored name is English).
+BOT_NAMES: dict[str, str] = {
+    "random": lazy("Random bot"),
+    "greedy": lazy("Greedy bot"),
+    "expert": lazy("Expert bot"),
+    "expert_ismcts": lazy("Expert bot (deep search)"),
+}
+CONFIRM_HOURS = links.CONFIRM_MAX_AGE // 3600
+MY_GAMES_DAYS = links.MY_GAMES_MAX_AGE // (24 * 3600)
+
+
+def creator_of(proposal: Proposal, invitations: Sequence[Invitation]) -> Invitation:
+    """The creator's own row (its name is the creator's name)."""
+    return next(i for i in invitations if i.position == proposal.creator_position)
+
+
+def player_name(invitation: Invitation) -> str:
+    """A person's name as typed; a bot by its kind, in the reader's language."""
+    if invitation.kind == SeatKind.BOT:
+        known = BOT_NAMES.get(invitation.bot or "")
+        return _(known) if known else _("Bot (%(kind)s)", kind=invitation.bot or "?")
+    return invitation.name
+
+
+# What the creator reads of each invited human once the invitations are out.
+STATUS_NOTES: dict[str, str] = {
+    InvitationStatus.WAITING: lazy("not invited yet"),
+    InvitationStatus.INVITED: lazy("invited, no answer yet"),
+    InvitationStatus.ACCEPTED: lazy("accepted"),
+    InvitationStatus.DECLINED: lazy("declined"),
+    InvitationStatus.EXPIRED: lazy("did not answer in time"),
+}
+# What happens when a player's time for a move is up (Proposal.on_timeout).
+TIMEOUT_SENTENCES: dict[str, str] = {
+    "autoplay": lazy("When the time is up, a bot plays that one move for the player."),
+    "pause": lazy("When the time is up, the game pauses until an admin resumes it."),
+    "bot": lazy("When the time is up, a bot plays that player's seat for the rest of the game."),
+}
+
+
+def _note(proposal: Proposal, invitation: Invitation, reader: Invitation | None,
+          with_status: bool) -> str:
+    """What follows a player's name in the list: you, who invites, a bot, or their answer."""
+    if reader is not None and invitation.position == reader.position:
+        return _("you")
+    if invitation.kind == SeatKind.BOT:
+        return _("played by the computer")
+    if invitation.position == proposal.creator_position:
+        return _("invites you") if reader is not None else ""
+    return _(STATUS_NOTES[invitation.status]) if with_status and invitation.status in STATUS_NOTES else ""
+
+
+def _players(proposal: Proposal, invitations: Sequence[Invitation], reader: Invitation | None,
+             *, with_status: bool = False) -> list[dict[str, Any]]:
+    """The seats in order, as the templates list them: names only, never an address."""
+    return [{"name": player_name(i), "note": _note(proposal, i, reader, with_status),
+             "bot": i.kind == SeatKind.BOT, "creator": i.position == proposal.creator_position}
+            for i in sorted(invitations, key=lambda i: i.position)]
+
+
+def _and_list(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return _("%(first)s and %(last)s", first=", ".join(items[:-1]), last=items[-1])
+
+
+def _teams(proposal: Proposal, players: list[dict[str, Any]]) -> str:
+    """Partners sit side by side: seats 0 and 1, 2 and 3, ... (engine.team_of)."""
+    if not proposal.teams:
+        return _("Every player plays for themselves.")
+    pairs = [_and_list([p["name"] for p in players[start:start + 2]]) for start in range(0, len(players), 2)]
+    return _("Teams of two: %(teams)s. Partners see each other's hands.", teams=" · ".join(pairs))
+
+
+def _clock(proposal: Proposal) -> list[str]:
+    """The turn clock in sentences: time per move, the reminders, what a timeout does."""
+    steps = [format_percent(step / 100, locale=i18n.locale()) for step in parse_ladder(proposal.reminders)]
+    reminders = (_("A reminder by email when %(steps)s of that time has gone.", steps=_and_list(steps))
+                 if steps else _("No reminders."))
+    timeout = TIMEOUT_SENTENCES.get(proposal.on_timeout)
+    return [_("Time for each move: %(time)s.", time=plural(proposal.deadline_hours, "hour")), reminders,
+            *([_(timeout)] if timeout else [])]
+
+
+def _common(cfg: Config, proposal: Proposal | None, to_addr: str) -> dict[str, Any]:
+    """What every one of these emails shows: the game's name in the header, the rules, and the
+    reader's way to stop all our mail."""
+    name = proposal.name if proposal is not None and proposal.name else _("A new game")
+    return {"game": {"name": name}, "rules_url": links.rules_url(cfg), "home_url": f"{cfg.BASE_URL}/",
+            "never_url": links.never_url(cfg, to_addr)}
+
+
+def _about(cfg: Config, proposal: Proposal, invitations: Sequence[Invitation], to_addr: str,
+           reader: Invitation | None, *, with_status: bool = False) -> dict[str, Any]:
+    """The game being set up, for its creator or an invitee (`reader`: their row)."""
+    creator = creator_of(proposal, invitations)
+    players = _players(proposal, invitations, reader, with_status=with_status)
+    return {**_common(cfg, proposal, to_addr), "players": players, "teams": _teams(proposal, players),
+            "creator": {"name": creator.name, "email": proposal.creator_email},
+            "clock": _clock(proposal)}
+
+
+def _queue(session: Session, cfg: Config, kind: str, to_addr: str, context: dict[str, Any],
+           proposal: Proposal | None = None) -> OutboxRow:
+    email = render_email(kind, to_addr, context, links.never_headers(cfg, to_addr))
+    return enqueue(session, cfg, email, game_id=proposal.game_id if proposal is not None else None)
+
+
+def queue_confirmation(session: Session, cfg: Config, proposal: Proposal,
+                       invitations: Sequence[Invitation]) -> OutboxRow | None:
+    """"Confirm your game", to the creator: the setup, the single-use link (24 hours), what
+    happens next. The only email of a proposal before the creator confirms it."""
+    to_addr = proposal.creator_email
+    if is_suppressed(session, to_addr):
+        return None
+    with i18n.using(proposal.language):
+        creator = creator_of(proposal, invitations)
+        context = {**_about(cfg, proposal, invitations, to_addr, creator),
+                   "confirm_url": links.confirm_url(cfg, proposal.id, proposal.nonce),  # type: ignore[arg-type]  # stored: its id is set
+                   "valid_hours": plural(CONFIRM_HOURS, "hour"),
+                   "invites_anyone": any(i.kind != SeatKind.BOT and i.position != creator.position
+                                         for i in invitations)}
+        return _queue(session, cfg, "confirm_game", to_addr, context, proposal)
+
+
+def queue_invitation(session: Session, cfg: Config, proposal: Proposal, invitation: Invitation,
+                     invitations: Sequence[Invitation]) -> OutboxRow | None:
+    """The one invitation an invited human gets: who invites them, the game, the clock, the page
+    where they accept or decline, its expiry, and "never email me again"."""
+    to_addr = invitation.email
+    if not to_addr or is_suppressed(session, to_addr):
+        return None
+    with i18n.using(invitation.language):
+        context = {**_about(cfg, proposal, invitations, to_addr, invitation),
+                   "you": invitation.name,
+                   "answer_url": links.invitation_url(cfg, invitation.id, invitation.nonce),  # type: ignore[arg-type]  # stored: its id is set
+                   "expires": (i18n.format_datetime(invitation.expires_at, "UTC")
+                               if invitation.expires_at else None)}
+        return _queue(session, cfg, "invitation", to_addr, context, proposal)
+
+
+def _to_creator(session: Session, cfg: Config, kind: str, proposal: Proposal,
+                invitations: Sequence[Invitation], missing: Sequence[Invitation]) -> OutboxRow | None:
+    """The creator told that `missing` will not play (declined, or did not answer in time), with
+    their page, where they replace them with a bot or another friend, or cancel."""
+    to_addr = proposal.creator_email
+    if is_suppressed(session, to_addr):
+        return None
+    with i18n.using(proposal.language):
+        creator = creator_of(proposal, invitations)
+        context = {**_about(cfg, proposal, invitations, to_addr, creator, with_status=True),
+                   "missing": _and_list([player_name(i) for i in missing]),
+                   "manage_url": links.proposal_url(cfg, proposal.id, proposal.nonce)}  # type: ignore[arg-type]  # stored: its id is set
+        return _queue(session, cfg, kind, to_addr, context, proposal)
+
+
+def queue_declined(session: Session, cfg: Config, proposal: Proposal, invitation: Invitation,
+                   invitations: Sequence[Invitation]) -> OutboxRow | None:
+    """To the creator: the friend invited as `invitation` declined."""
+    return _to_creator(session, cfg, "invitation_declined", proposal, invitations, [invitation])
+
+
+def queue_expired(session: Session, cfg: Config, proposal: Proposal, expired: list[Invitation],
+                  invitations: Sequence[Invitation]) -> OutboxRow | None:
+    """To the creator: the invitations `expired` were not answered in time."""
+    if not expired:
+        return None
+    return _to_creator(session, cfg, "invitations_expired", proposal, invitations, expired)
+
+
+def queue_proposal_cancelled(session: Session, cfg: Config, proposal: Proposal,
+                             invitation: Invitation) -> OutboxRow | None:
+    """To an invitee who had accepted or was invited: the creator cancelled the game; nothing
+    more will come about it."""
+    to_addr = invitation.email
+    if not to_addr or is_suppressed(session, to_addr):
+        return None
+    creator = session.exec(select(Invitation).where(
+        Invitation.proposal_id == proposal.id, Invitation.position == proposal.creator_position)).first()
+    with i18n.using(invitation.language):
+        context = {**_common(cfg, proposal, to_addr), "you": invitation.name,
+                   "creator": {"name": creator.name if creator else proposal.creator_email,
+                               "email": proposal.creator_email},
+                   "accepted": invitation.status == InvitationStatus.ACCEPTED}
+        return _queue(session, cfg, "proposal_cancelled", to_addr, context, proposal)
+
+
+def queue_my_games_link(session: Session, cfg: Config, email: str, language: str) -> OutboxRow | None:
+    """The signed link to the address's "my games" page (7 days), asked for at /me."""
+    if is_suppressed(session, email):
+        return None
+    with i18n.using(language):
+        context = {**_common(cfg, None, email), "game": {"name": _("Your games")},
+                   "my_games_url": links.my_games_url(cfg, email),
+                   "valid_days": plural(MY_GAMES_DAYS, "day")}
+        return _queue(session, cfg, "my_games_link", email, context)

@@ -1,0 +1,157 @@
+"""Blueprint 'my_games': an address's games and its preferences for all of them, without an
+account (pbem/games/invitations.py).
+
+GET /me                 a form: an email address
+POST /me                asks for a signed link by email; the SAME page and status whether the
+                        address plays here or not (nobody learns who plays); 422 malformed, 429 limit
+GET /me/<token>         every game of the address (running, waiting for invitations, finished)
+                        and its preferences; 410 expired (7 days), with the way to a new link
+POST /me/<token>/prefs  the preferences, for every game of the address; 303 back, "saved"
+
+The page of a token speaks the address's remembered language unless the visitor chose one
+(`?lang=` or the switch's cookie). GET and HEAD change nothing.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+from zoneinfo import ZoneInfo, available_timezones
+
+from flask import Blueprint, Flask, redirect, render_template, request
+from sqlmodel import Session
+
+from pbem import i18n, links
+from pbem.appctx import config, db
+from pbem.db import read_scope, session_scope
+from pbem.games import invitations
+from pbem.games.limits import LimitReached
+from pbem.games.service import GameError
+from pbem.games.seat_links import link_message
+from pbem.i18n import gettext as _
+from pbem.i18n import lazy
+from pbem.models import AddressPreference
+from pbem.web.i18n_web import COOKIE
+from pbem.web.limited import limit_page
+
+bp = Blueprint("my_games", __name__)
+
+MAX_ECHOED_EMAIL = 254  # a refused address is shown back in the form this far, no further
+LINK_TITLES = {400: lazy("This link does not work"), 410: lazy("This link has expired")}
+# An invitation's status in words, on the list of a game waiting for its players.
+INVITATION_WORDS = {
+    "waiting": lazy("not invited yet"),
+    "invited": lazy("invited, no answer yet"),
+    "accepted": lazy("accepted"),
+    "declined": lazy("declined"),
+    "expired": lazy("did not answer in time"),
+}
+
+
+def register(app: Flask, csrf: Any) -> None:
+    """Register the blueprint; its forms carry no authority a session would add (signed links
+    or anonymous requests), so no session CSRF token."""
+    csrf.exempt(bp)
+    app.register_blueprint(bp)
+
+
+@lru_cache(maxsize=1)
+def time_zones() -> list[str]:
+    """Every IANA zone this machine knows, sorted: the choices of the time zone list."""
+    return sorted(available_timezones())
+
+
+def _ask_page(*, email: str = "", error: str = "", status: int = 200) -> tuple[str, int]:
+    return render_template("me/ask.html", email=email[:MAX_ECHOED_EMAIL], error=error), status
+
+
+@bp.route("/me", methods=["GET"])
+def ask_page() -> Any:
+    """The form: type your address, get a link to your games by email."""
+    return _ask_page()
+
+
+@bp.route("/me", methods=["POST"])
+def ask_link() -> Any:
+    """Email the address a link to its games if it plays here; the answer never says whether."""
+    email = request.form.get("email", "")
+    try:
+        with session_scope(db()) as session:
+            invitations.request_my_games_link(session, config(), email, ip=request.remote_addr or "",
+                                              language=i18n.current())
+    except LimitReached as exc:
+        return limit_page(exc)
+    except GameError as exc:
+        return _ask_page(email=email, error=exc.message, status=422)
+    # The same page for a known and an unknown address: it does not even repeat the address.
+    return render_template("me/sent.html"), 200
+
+
+def _link_error(exc: links.LinkError) -> tuple[str, int]:
+    """A refused "my games" link: why, and the way to a fresh one."""
+    title = _(LINK_TITLES.get(exc.status, lazy("This link does not work")))
+    return render_template("me/error.html", title=title, message=link_message(exc),
+                           status=exc.status), exc.status
+
+
+def visitor_chose_language() -> bool:
+    """Did the visitor pick a language (the switch's `?lang=` or its cookie)?"""
+    return request.args.get("lang", "") in i18n.LANGUAGES or request.cookies.get(COOKIE, "") in i18n.LANGUAGES
+
+
+def _use_address_language(session: Session, email: str) -> None:
+    """The page speaks the address's remembered language unless the visitor chose one."""
+    if visitor_chose_language():
+        return
+    remembered = session.get(AddressPreference, email)
+    if remembered is not None and remembered.language in i18n.LANGUAGES:
+        i18n.set_language(remembered.language)
+
+
+def _local_time(when: datetime | None, zone: str | None) -> str:
+    """A deadline in the address's time zone (UTC when it chose none), the zone named."""
+    if when is None:
+        return ""
+    name = zone if zone in time_zones() else "UTC"
+    return f"{i18n.format_datetime(when, ZoneInfo(name), date_format='full')} ({name})"
+
+
+def _games_page(token: str, *, error: str = "", status: int = 200) -> tuple[str, int]:
+    with read_scope(db()) as session:
+        mine = invitations.my_games(session, config(), token)
+        _use_address_language(session, mine.email)
+        return render_template(
+            "me/games.html", mine=mine, token=token, zones=time_zones(), error=error,
+            saved=bool(request.args.get("saved")) and not error,
+            deadline=lambda when: _local_time(when, mine.prefs.timezone),
+            invitation_words={k: _(v) for k, v in INVITATION_WORDS.items()},
+        ), status
+
+
+@bp.route("/me/<token>", methods=["GET"])
+def games_page(token: str) -> Any:
+    """Every game of the address, and its preferences for all of them."""
+    try:
+        return _games_page(token)
+    except links.LinkError as exc:
+        return _link_error(exc)
+
+
+@bp.route("/me/<token>/prefs", methods=["POST"])
+def save_preferences(token: str) -> Any:
+    """Time zone, reminders, digest and forced moves, for every game of the address at once."""
+    form = request.form
+    try:
+        with session_scope(db()) as session:
+            invitations.set_address_preferences(
+                session, config(), token, timezone=form.get("timezone", ""),
+                reminders=form.get("reminders") == "on", digest=form.get("digest") == "on",
+                play_forced=form.get("play_forced") == "on")
+    except links.LinkError as exc:
+        return _link_error(exc)
+    except GameError as exc:
+        try:
+            return _games_page(token, error=exc.message, status=exc.status if exc.status < 500 else 422)
+        except links.LinkError as link_exc:
+            return _link_error(link_exc)
+    return redirect(f"/me/{token}?saved=1", 303)
