@@ -162,15 +162,20 @@ def sign_record(cfg: Config, salt: str, record_id: int, nonce: str) -> str:
     return str(_serializer(cfg, salt).dumps([record_id, nonce]))
 
 
-def read_record(cfg: Config, salt: str, token: str, max_age: int | None = None) -> RecordToken:
-    """The token's row; LinkError (400 damaged, 410 expired) otherwise."""
+def _load(cfg: Config, salt: str, token: str, max_age: int | None) -> object:
+    """A self-service token's payload; LinkError (400 damaged, 410 expired) otherwise."""
     try:
-        payload = _serializer(cfg, salt).loads(token, max_age=max_age)
+        return _serializer(cfg, salt).loads(token, max_age=max_age)
     except SignatureExpired:
         raise LinkError("This link has expired.", 410) from None
     except BadSignature:
         raise LinkError("This link is damaged or was not made by us. "
                         "Copy the whole link from your email.", 400) from None
+
+
+def read_record(cfg: Config, salt: str, token: str, max_age: int | None = None) -> RecordToken:
+    """The token's row; LinkError (400 damaged, 410 expired) otherwise."""
+    payload = _load(cfg, salt, token, max_age)
     if (isinstance(payload, list) and len(payload) == 2 and isinstance(payload[0], int)
             and not isinstance(payload[0], bool) and isinstance(payload[1], str)):
         return RecordToken(payload[0], payload[1])
@@ -183,13 +188,7 @@ def sign_address(cfg: Config, salt: str, email: str) -> str:
 
 def read_address(cfg: Config, salt: str, token: str, max_age: int | None = None) -> str:
     """The lower-case address the token was signed for; LinkError otherwise."""
-    try:
-        payload = _serializer(cfg, salt).loads(token, max_age=max_age)
-    except SignatureExpired:
-        raise LinkError("This link has expired.", 410) from None
-    except BadSignature:
-        raise LinkError("This link is damaged or was not made by us. "
-                        "Copy the whole link from your email.", 400) from None
+    payload = _load(cfg, salt, token, max_age)
     if isinstance(payload, str) and "@" in payload:
         return payload
     raise LinkError("This link is damaged. Copy the whole link from your email.", 400)

@@ -253,11 +253,14 @@ def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: s
                      for index, spec in enumerate(specs[1:]) if spec.email in never]
     if problems:
         raise SetupError(problems)
+    setup = check_setup(specs, teams=teams, name=name, deadline_hours=deadline_hours,
+                        reminders=reminders, on_timeout=on_timeout)
+    same = _same_proposal(session, specs[0].email or "", setup.specs, teams=teams, now=now)
+    if same is not None:  # the form sent twice (a double click): one game, one email
+        return same
     limits.take(session, cfg, limits.LINKS_PER_ADDRESS, specs[0].email or "", now=now)
     if ip:
         limits.take(session, cfg, limits.LINKS_PER_IP, ip, now=now)
-    setup = check_setup(specs, teams=teams, name=name, deadline_hours=deadline_hours,
-                        reminders=reminders, on_timeout=on_timeout)
     proposal = Proposal(
         status=ProposalStatus.UNCONFIRMED, creator_email=specs[0].email or "", creator_position=0,
         nonce=secrets.token_hex(8), language=language, name=setup.name, teams=teams,
@@ -269,6 +272,24 @@ def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: s
     invitations = _seat_rows(session, proposal, setup.specs, creator=0, now=now)
     letters.queue_confirmation(session, cfg, proposal, invitations)
     return proposal
+
+
+DOUBLE_SUBMIT = timedelta(minutes=2)
+
+
+def _same_proposal(session: Session, creator_email: str, specs: Sequence[SeatSpec], *, teams: bool,
+                   now: datetime) -> Proposal | None:
+    """The creator's unconfirmed proposal of the same seats made moments ago, if any."""
+    wanted = [(s.name, s.email, s.kind, s.bot) for s in specs]
+    recent = session.exec(select(Proposal).where(
+        Proposal.creator_email == creator_email, Proposal.status == ProposalStatus.UNCONFIRMED,
+        col(Proposal.created_at) >= now - DOUBLE_SUBMIT).with_for_update()).all()
+    for proposal in recent:
+        seats = session.exec(select(Invitation).where(Invitation.proposal_id == proposal.id)
+                             .order_by(col(Invitation.position))).all()
+        if proposal.teams == teams and [(i.name, i.email, i.kind, i.bot) for i in seats] == wanted:
+            return proposal
+    return None
 
 
 def _seat_rows(session: Session, proposal: Proposal, specs: Sequence[SeatSpec], *, creator: int,

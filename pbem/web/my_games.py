@@ -90,8 +90,8 @@ def ask_link() -> Any:
 def _link_error(exc: links.LinkError) -> tuple[str, int]:
     """A refused "my games" link: why, and the way to a fresh one."""
     title = _(LINK_TITLES.get(exc.status, lazy("This link does not work")))
-    return render_template("me/error.html", title=title, message=link_message(exc),
-                           status=exc.status), exc.status
+    return render_template("public/error.html", title=title, message=link_message(exc), status=exc.status,
+                           link="/me", link_text=_("Get a new link to my games")), exc.status
 
 
 def visitor_chose_language() -> bool:

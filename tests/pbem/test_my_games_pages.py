@@ -118,7 +118,7 @@ def test_an_expired_link_is_410_with_the_way_to_a_new_one(app, client, monkeypat
     monkeypatch.setattr(links, "MY_GAMES_MAX_AGE", -1)
     response = client.get(me_path(app, "ann@example.com"))
     assert response.status_code == 410
-    assert 'href="/me"' in response.text and "data-new-link" in response.text
+    assert 'href="/me"' in response.text and "data-next" in response.text
 
 
 def test_a_damaged_link_is_400(client):

@@ -99,6 +99,11 @@ def test_a_bad_form_is_refused_on_its_field_and_nothing_is_written(engine, cfg, 
         assert s.exec(select(Proposal)).all() == []
 
 
+def test_the_form_sent_twice_makes_one_game_and_one_email(engine, cfg):
+    assert propose(engine, cfg) == propose(engine, cfg)
+    assert kinds_to(engine, "ann@example.com") == ["confirm_game"]
+
+
 def test_the_line_of_a_bad_player_is_named(engine, cfg):
     with pytest.raises(SetupError) as refused:
         propose(engine, cfg, players="Bob <bob@example.com>\n\nnot a player")
@@ -318,8 +323,8 @@ def test_a_player_who_says_never_leaves_their_games_and_their_queued_mail_is_can
 
 # ---------------------------------------------------------------- limits
 def test_confirmation_links_per_address_stop_at_the_limit_and_say_when(engine, cfg):
-    for _ in range(cfg.LIMIT_LINKS_PER_ADDRESS_HOUR):
-        propose(engine, cfg)
+    for n in range(cfg.LIMIT_LINKS_PER_ADDRESS_HOUR):
+        propose(engine, cfg, players=f"bot:greedy\nbot:random\nP{n} <p{n}@example.com>")
     with pytest.raises(LimitReached) as limited:
         propose(engine, cfg)
     assert limited.value.status == 429
@@ -336,7 +341,7 @@ def test_links_per_ip_stop_at_the_limit(engine, cfg):
 
 def test_games_per_creator_per_day_count_at_confirmation(engine, cfg):
     cfg.LIMIT_GAMES_PER_CREATOR_DAY = 1
-    first, second = propose(engine, cfg, players="bot:greedy"), propose(engine, cfg, players="bot:greedy")
+    first, second = propose(engine, cfg, players="bot:greedy"), propose(engine, cfg, players="bot:random")
     confirm(engine, cfg, first)
     with pytest.raises(LimitReached):
         confirm(engine, cfg, second)
@@ -347,7 +352,7 @@ def test_invitations_per_address_per_day(engine, cfg):
     cfg.LIMIT_INVITATIONS_PER_ADDRESS_DAY = 1
     confirm(engine, cfg, propose(engine, cfg, players="Bob <bob@example.com>"))
     with pytest.raises(LimitReached):
-        confirm(engine, cfg, propose(engine, cfg, players="Bob <bob@example.com>"))
+        confirm(engine, cfg, propose(engine, cfg, players="Bob <bob@example.com>\nbot:greedy"))
     assert kinds_to(engine, "bob@example.com") == ["invitation"]
 
 
