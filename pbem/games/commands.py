@@ -13,7 +13,7 @@ from flask.cli import with_appcontext
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from pbem.db import session_scope
-from pbem.games import service
+from pbem.games import invitations, service
 from pbem.appctx import config, db
 
 NOT_READY = "The database is not ready: run `flask --app pbem init-db` first."
@@ -70,12 +70,36 @@ def _options(pairs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--on-timeout", default="autoplay", help="autoplay | pause | bot")
 @click.option("--table-talk", is_flag=True, help="Players of an individual game may talk to the whole "
                                                  "table by replying (partners in team games always may).")
+@click.option("--invite-from", "organiser", metavar="EMAIL",
+              help="Ask the players first: each gets one invitation and the game starts when all have "
+                   "accepted; declines and expiries are emailed to EMAIL. Prints the page to manage it "
+                   "on the last line. Without it the game starts now: only for people who agreed.")
 @with_appcontext
 def create_game_command(players: tuple[str, ...], teams: bool, seed: str | None,
                         deck_file: str | None, options: tuple[str, ...], name: str,
-                        deadline_hours: str, reminders: str, on_timeout: str, table_talk: bool) -> None:
+                        deadline_hours: str, reminders: str, on_timeout: str, table_talk: bool,
+                        organiser: str | None) -> None:
     """Create and start a game; print its id alone on the last line."""
     deck = _deck(deck_file)
+    if organiser:
+        if seed is not None or deck is not None:
+            raise click.ClickException("--invite-from deals when the game starts: no --seed or --deck-file.")
+        try:
+            with session_scope(db()) as session:
+                view = invitations.invite_players(
+                    session, config(), list(players), organiser_email=service.check_email(organiser),
+                    teams=teams, options=_options(options), name=name,
+                    deadline_hours=_number(deadline_hours, "The deadline", float),  # type: ignore[arg-type]  # _number gives the kind asked
+                    reminders=reminders, on_timeout=on_timeout, table_talk=table_talk)
+                summary = f"invited {len(view.waiting)} players; the game starts when all have accepted"
+                manage_url = view.manage_url
+        except service.GameError as exc:
+            raise click.ClickException(exc.message) from None
+        except (OperationalError, ProgrammingError):
+            raise click.ClickException(NOT_READY) from None
+        click.echo(summary)
+        click.echo(manage_url)
+        return
     try:
         with session_scope(db()) as session:
             game = service.create_game(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Sequence
 
@@ -65,7 +65,7 @@ class ProposalView:
 
     @property
     def creator(self) -> Invitation:
-        return next(i for i in self.invitations if i.position == self.proposal.creator_position)
+        return letters.creator_of(self.proposal, self.invitations)
 
     @property
     def waiting(self) -> list[Invitation]:
@@ -258,7 +258,7 @@ def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: s
     same = _same_proposal(session, specs[0].email or "", setup.specs, teams=teams, now=now)
     if same is not None:  # the form sent twice (a double click): one game, one email
         return same
-    limits.take(session, cfg, limits.LINKS_PER_ADDRESS, specs[0].email or "", now=now)
+    limits.take(session, cfg, limits.CONFIRMATIONS_PER_ADDRESS, specs[0].email or "", now=now)
     if ip:
         limits.take(session, cfg, limits.LINKS_PER_IP, ip, now=now)
     proposal = Proposal(
@@ -354,11 +354,13 @@ def confirm_proposal(session: Session, cfg: Config, token: str, *, now: datetime
 
 def _invite(session: Session, cfg: Config, view: ProposalView, rows: list[Invitation], *,
             now: datetime) -> None:
-    """Send one invitation to each of `rows`, within the creator's and each address's limits."""
+    """Send one invitation to each of `rows`, within the creator's (not an admin's) and each
+    address's limits."""
     if not rows:
         return
-    limits.take(session, cfg, limits.INVITATIONS_PER_CREATOR, view.proposal.creator_email, now=now,
-                count=len(rows))
+    if view.proposal.creator_position != letters.ORGANISER:
+        limits.take(session, cfg, limits.INVITATIONS_PER_CREATOR, view.proposal.creator_email, now=now,
+                    count=len(rows))
     for row in rows:
         limits.take(session, cfg, limits.INVITATIONS_PER_ADDRESS, row.email or "", now=now)
         row.status = InvitationStatus.INVITED
@@ -728,6 +730,38 @@ def set_address_preferences(session: Session, cfg: Config, token: str, *, timezo
         preferences.set_play_forced(session, cfg, token_of, play_forced, now=now)
     session.flush()
     return games_of(session, cfg, email)
+
+
+# ---------------------------------------------------------------- an admin's game
+def invite_players(session: Session, cfg: Config, players: Sequence[SeatSpec | str], *, organiser_email: str,
+                   teams: bool = False, options: dict[str, Any] | None = None, name: str = "",
+                   deadline_hours: float = 72.0, reminders: str = "50,85", on_timeout: str = "autoplay",
+                   table_talk: bool = False, now: datetime | None = None) -> ProposalView:
+    """A game an admin (or the CLI) sets up for people who have not said yes yet: each human gets
+    one invitation, and the game starts when all have accepted (at once with bots alone).
+    `organiser_email` is told of declines and expiries and manages the seats. Raises SetupError
+    (English: the dashboard's and CLI's) before writing anything."""
+    now = now or utcnow()
+    setup = check_setup(players, teams=teams, options=options, name=name, deadline_hours=deadline_hours,
+                        reminders=reminders, on_timeout=on_timeout)
+    never = suppressed_among(session, [s.email for s in setup.specs])
+    if never:
+        raise SetupError([SetupProblem(f"Seat {seat + 1} ({spec.name}): {spec.email} asked never to be "
+                                       "emailed by us; choose another player.", "email", seat)
+                          for seat, spec in enumerate(setup.specs) if (spec.email or "").lower() in never])
+    specs = [replace(s, email=s.email.lower()) if s.email else s for s in setup.specs]
+    proposal = Proposal(
+        status=ProposalStatus.INVITING, creator_email=organiser_email.strip().lower(),
+        creator_position=letters.ORGANISER, nonce=secrets.token_hex(8), language="en", name=setup.name,
+        teams=teams, options_json=json.dumps(options or {}, sort_keys=True), deadline_hours=float(deadline_hours),
+        reminders=",".join(f"{p:g}" for p in setup.reminders), on_timeout=on_timeout,
+        table_talk=table_talk and not teams, created_at=now, updated_at=now, confirm_by=now, confirmed_at=now)
+    session.add(proposal)
+    session.flush()
+    rows = _seat_rows(session, proposal, specs, creator=letters.ORGANISER, now=now)
+    view = ProposalView(proposal, rows, links.proposal_url(cfg, proposal.id or 0, proposal.nonce))
+    _invite(session, cfg, view, [i for i in rows if i.status == InvitationStatus.WAITING], now=now)
+    return _start_if_ready(session, cfg, view, now=now)
 
 
 # ---------------------------------------------------------------- rematch

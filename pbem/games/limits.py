@@ -36,6 +36,9 @@ class Limit:
 GAMES_PER_CREATOR = Limit("game", "LIMIT_GAMES_PER_CREATOR_DAY", DAY)
 INVITATIONS_PER_CREATOR = Limit("invite_sent", "LIMIT_INVITATIONS_PER_CREATOR_DAY", DAY)
 INVITATIONS_PER_ADDRESS = Limit("invite_received", "LIMIT_INVITATIONS_PER_ADDRESS_DAY", DAY)
+# An address's confirmation links and its "my games" links are counted apart (setting up five
+# games in an hour must not lock its owner out of "my games"); an IP's together.
+CONFIRMATIONS_PER_ADDRESS = Limit("confirm_address", "LIMIT_LINKS_PER_ADDRESS_HOUR", HOUR)
 LINKS_PER_ADDRESS = Limit("link_address", "LIMIT_LINKS_PER_ADDRESS_HOUR", HOUR)
 LINKS_PER_IP = Limit("link_ip", "LIMIT_LINKS_PER_IP_HOUR", HOUR)
 

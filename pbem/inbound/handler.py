@@ -50,6 +50,7 @@ NO_MOVE = lazy("Your reply had no move in it that we could read.")
 TALK_ONLY = lazy("your reply had no move in it, only words for your partner.")
 FLOOD = lazy("You sent more than %(limit)s replies in an hour: replies from your address are not read for a "
              "while. Nothing was played.")
+TALK_NOT_PASSED = lazy("The game is not running, so the words in your reply were not passed on.")
 BOT_PLAYS = lazy("A bot plays your seat now; ask the game's admin to hand it back to you.")
 
 
@@ -141,7 +142,11 @@ def _play(session: Session, cfg: Config, game: Game, seats: list[Seat], seat: Se
             service.check_running(game)
         except service.GameError as exc:
             reason = exc.message
-        return Handled("refused", game.status, _answer(session, cfg, game, seat, state, reason=reason), game.id)
+        # Words that would have gone to the partner (or the table) are not kept: say so.
+        said = commands.read_reply(quotes.strip_quotes(mail.text), []).talk
+        notes = [_(TALK_NOT_PASSED)] if said and (game.teams or game.table_talk) else []
+        return Handled("refused", game.status, _answer(session, cfg, game, seat, state, reason=reason,
+                                                       notes=notes), game.id)
     view = engine.player_view(state, seat.position)
     reading = commands.read_reply(quotes.strip_quotes(mail.text), view["legal_moves"])
     notes, heard, passed_on = _talk(session, cfg, game, seats, seat, reading.talk, now)

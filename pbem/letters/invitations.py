@@ -39,8 +39,17 @@ CONFIRM_HOURS = links.CONFIRM_MAX_AGE // 3600
 MY_GAMES_DAYS = links.MY_GAMES_MAX_AGE // (24 * 3600)
 
 
+ORGANISER = -1  # Proposal.creator_position of a game an admin set up: its creator has no seat
+ORGANISER_NAME = "Korsar by mail"  # who invites, for such a game (with the admin's address)
+
+
 def creator_of(proposal: Proposal, invitations: Sequence[Invitation]) -> Invitation:
-    """The creator's own row (its name is the creator's name)."""
+    """The creator's own row (its name is the creator's name); for a game an admin set up, a row
+    that stands for the organiser and is not a seat (never stored)."""
+    if proposal.creator_position == ORGANISER:
+        return Invitation(proposal_id=proposal.id or 0, position=ORGANISER, name=ORGANISER_NAME,
+                          email=proposal.creator_email, status=InvitationStatus.ACCEPTED, nonce="",
+                          language=proposal.language)
     return next(i for i in invitations if i.position == proposal.creator_position)
 
 

@@ -85,6 +85,8 @@ def test_an_admin_runs_a_game_from_the_dashboard(page, admin, app, smtp_server, 
     assert page.input_value("#players-0-email") == "ann@example.com"
     screenshot(page, "new-game-errors")
     page.fill("#players-1-email", "bob@example.com")
+    assert page.is_checked("#invite_first")  # asking the players first is the default
+    page.uncheck("#invite_first")  # these two agreed already: the game starts now
     page.click("text=Create the game")
     page.wait_for_url(re.compile(r"/admin/games/\d+$"))
     game_id = int(page.url.rsplit("/", 1)[1])

@@ -45,6 +45,15 @@ def test_create_game_prints_the_id_alone_on_its_last_line(app, runner):
     assert [m.kind for m in outbox(app)] == ["welcome", "welcome", "turn"]
 
 
+def test_create_game_invite_from_asks_the_players_first(app, runner):
+    result = _create(runner, "--player", ANN, "--player", BOB, "--player", "bot:greedy",
+                     "--invite-from", "boss@korsar.test")
+    assert result.exit_code == 0, result.output
+    assert "/p/" in result.output.strip().splitlines()[-1]  # the page to manage it
+    assert sorted(m.kind for m in outbox(app)) == ["invitation", "invitation"]
+    assert _games(app) == 0
+
+
 @pytest.mark.parametrize("flag, talk", [((), False), (("--table-talk",), True)])
 def test_table_talk_is_off_unless_the_game_is_created_with_it(app, runner, flag, talk):
     result = _create(runner, "--player", ANN, "--player", BOB, *flag)

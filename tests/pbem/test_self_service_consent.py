@@ -459,3 +459,37 @@ def test_a_rematch_refuses_a_player_who_said_never(engine, cfg):
     never(engine, cfg, "bob@example.com")
     with session_scope(engine) as s, pytest.raises(invitations.GameError):
         invitations.rematch(s, cfg, token)
+
+
+# ---------------------------------------------------------------- an admin's game, players asked first
+def test_an_admins_game_invites_its_players_and_tells_the_admin_of_a_decline(engine, cfg):
+    with session_scope(engine) as s:
+        view = invitations.invite_players(s, cfg, ["Bob <bob@example.com>", "Cat <Cat@example.com>", "bot:greedy"],
+                                          organiser_email="Boss@korsar.test")
+        pid = view.proposal.id
+    assert kinds_to(engine, "bob@example.com") == ["invitation"]
+    assert kinds_to(engine, "cat@example.com") == ["invitation"]
+    answer(engine, cfg, pid, "bob@example.com", accept=False)
+    assert kinds_to(engine, "boss@korsar.test") == ["invitation_declined"]
+    with session_scope(engine) as s:
+        view = invitations.replace_invitee(s, cfg, manage_token(engine, cfg, pid), 0, "bot:random")
+    _row, view = answer(engine, cfg, pid, "cat@example.com")
+    assert view.proposal.status == ProposalStatus.STARTED
+    with session_scope(engine) as s:
+        assert [seat.kind for seat in seats_of(s, view.proposal.game_id)] == ["bot", "human", "bot"]
+
+
+def test_an_admins_game_refuses_a_suppressed_address(engine, cfg):
+    never(engine, cfg, "bob@example.com")
+    with session_scope(engine) as s, pytest.raises(SetupError) as refused:
+        invitations.invite_players(s, cfg, ["Bob <bob@example.com>", "bot:greedy"], organiser_email="boss@korsar.test")
+    assert "asked never to be emailed" in refused.value.message
+
+
+def test_confirmation_links_do_not_use_up_the_my_games_links(engine, cfg):
+    cfg.LIMIT_LINKS_PER_ADDRESS_HOUR = 1
+    propose(engine, cfg)
+    with session_scope(engine) as s:
+        invitations.request_my_games_link(s, cfg, "ann@example.com", ip="")
+    with session_scope(engine) as s, pytest.raises(LimitReached):
+        invitations.request_my_games_link(s, cfg, "ann@example.com", ip="")

@@ -175,3 +175,19 @@ def test_a_short_message_reaches_the_partner_in_their_next_turn_email(app, smtp_
     assert "keep your admiral" in turn.get_body(("html",)).get_content()
     for other in (s for s in seats if s.team != seats[0].team):
         assert not [m for m in smtp_server.to(other.email) if "keep your admiral" in m.as_string()]
+
+
+def test_words_in_a_reply_to_a_paused_game_are_not_passed_on_and_the_answer_says_so(app, smtp_server, receiver,
+                                                                                  team_game):
+    from pbem.games import lifecycle
+    from pbem.models import utcnow
+
+    turn_email = latest(smtp_server, ANN, "your turn")
+    with session_scope(db_of(app)) as session:
+        lifecycle.pause_game(session, cfg_of(app), team_game, now=utcnow(), actor="admin")
+    send(receiver, reply_to(turn_email, ANN, "say hold your blue"))
+    deliver(app)
+    answer = latest(smtp_server, ANN, "not played").get_body(("plain",)).get_content()
+    assert "the words in your reply were not passed on" in answer
+    with session_scope(db_of(app)) as session:
+        assert session.exec(select(TalkMessage)).all() == []

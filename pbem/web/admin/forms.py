@@ -116,6 +116,10 @@ class CreateGameForm(FlaskForm):
     )
     waiting_time = BooleanField("Waiting time house rule (2 or 3 players only)")
     table_talk = BooleanField("Table talk: players may write to the whole table (partners in team games always may)")
+    # Consent: by default each person gets one invitation and nothing else until they accept
+    # (pbem/games/invitations.py); unchecked, the game starts at once (they agreed elsewhere).
+    invite_first = BooleanField("Ask the players first: each gets one invitation, and the game starts when "
+                                "all have accepted", default=True)
     deadline_hours = FloatField("Hours per turn", default=72,
                                 validators=[InputRequired(message="Give the hours a player has per turn."),
                                             NumberRange(min=1, max=24 * 30, message="Between 1 and 720 hours.")])

@@ -13,7 +13,8 @@ from pbem.db import read_scope, session_scope
 from pbem.letters.board import admin_board, move_log
 from pbem.games.service import GameError, create_game, export_record, is_over, load_state, moves_of, \
     seats_of
-from pbem.models import Game, GameStatus, OutboxMessage, utcnow
+from pbem.games import invitations
+from pbem.models import Game, GameStatus, OutboxMessage, SeatKind, utcnow
 from pbem.web.admin import bp, queries
 from pbem.web.admin.forms import ButtonForm, ChangeEmailForm, CreateGameForm, ExtendDeadlineForm, HandToBotForm
 from pbem.appctx import config, db
@@ -43,23 +44,36 @@ def game_new() -> Any:
     if form.validate_on_submit():
         specs = [e.spec() for e in form.entries()]  # checked by the form with the service's check_setup
         assert form.deadline_hours.data is not None  # InputRequired passed
+        setup: dict[str, Any] = {
+            "teams": bool(form.teams.data),
+            "options": {"end_settlement": form.end_settlement.data, "waiting_time": bool(form.waiting_time.data)},
+            "name": (form.name.data or "").strip(), "deadline_hours": float(form.deadline_hours.data),
+            "reminders": (form.reminders.data or "").strip(), "on_timeout": form.on_timeout.data,
+            "table_talk": bool(form.table_talk.data)}
+        admin = current_admin_email() or "?"
         try:
             with session_scope(db()) as session:
-                game = create_game(
-                    session, config(), specs, teams=bool(form.teams.data),
-                    options={"end_settlement": form.end_settlement.data,
-                             "waiting_time": bool(form.waiting_time.data)},
-                    name=(form.name.data or "").strip(), deadline_hours=float(form.deadline_hours.data),
-                    reminders=(form.reminders.data or "").strip(), on_timeout=form.on_timeout.data,
-                    table_talk=bool(form.table_talk.data),
-                )
-                record_audit(session, current_admin_email() or "?", "create_game", game_id=game.id,
-                             detail=f"{game.name} ({len(specs)} players)")  # never the deal
+                if form.invite_first.data and any(s.kind == SeatKind.HUMAN for s in specs):
+                    view = invitations.invite_players(session, config(), specs, organiser_email=admin, **setup)
+                    record_audit(session, admin, "invite_players", game_id=view.proposal.game_id,
+                                 detail=f"{view.proposal.name or 'a game'} ({len(specs)} players, "
+                                        f"{len(view.waiting)} invited)")
+                    game_id = None
+                else:
+                    game = create_game(session, config(), specs, **setup)
+                    record_audit(session, admin, "create_game", game_id=game.id,
+                                 detail=f"{game.name} ({len(specs)} players)")  # never the deal
+                    game_id = game.id
         except GameError as exc:
             error = exc.message
         else:
-            flash(f"Game {game.id} created: the first emails are queued.", "ok")
-            return redirect(url_for("admin.game_detail", game_id=game.id), code=303)
+            if game_id is not None:
+                flash(f"Game {game_id} created: the first emails are queued.", "ok")
+                return redirect(url_for("admin.game_detail", game_id=game_id), code=303)
+            flash(f"Invitations queued for {len(view.waiting)} players: the game starts when all have "
+                  f"accepted. Declines and expiries are emailed to {admin}; the game's page, to replace "
+                  f"or cancel: {view.manage_url}", "ok")
+            return redirect(url_for("admin.games_list"), code=303)
     status = 200 if request.method == "GET" else 422
     return render_template("admin/game_new.html", form=form, error=error), status
 
