@@ -26,9 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.cards import COLOURS, colour_of
-
-_PIRATE_STRENGTH = {"1": 1, "2": 2, "3": 3, "4": 4}
+from engine.cards import ADMIRAL, CODE_KIND, COLOURS, KIND_COLOUR, KIND_IS_CAPTAIN, KIND_STRENGTH, colour_of
 
 
 @dataclass(frozen=True)
@@ -72,7 +70,12 @@ def _side_of(view: dict[str, Any], seat: int) -> int:
 
 
 def _is_pirate(code: str) -> bool:
-    return code[0] in "GBRK" and code[1] in _PIRATE_STRENGTH
+    return KIND_STRENGTH[CODE_KIND[code]] > 0
+
+
+def _has_colour(code: str) -> bool:
+    """A pirate ship or a captain (R1.3): a card of one of the four colours."""
+    return KIND_COLOUR[CODE_KIND[code]] >= 0
 
 
 def blocked(view: dict[str, Any]) -> list[Blocked]:
@@ -82,7 +85,7 @@ def blocked(view: dict[str, Any]) -> list[Blocked]:
     hand: list[str] = view["hand"]
     side = _side_of(view, view["seat"])
     held = {colour_of(c) for c in hand if _is_pirate(c)}
-    held_any = held | {colour_of(c) for c in hand if c[0] in "GBRK"}  # captains too
+    held_any = held | {colour_of(c) for c in hand if _has_colour(c)}  # captains too
     mine_of = {ship["id"]: next((sd["colour"] for sd in ship["sides"]
                                  if sd["side"] == side and sd["colour"]), None)
                for ship in view["table"]}
@@ -144,11 +147,12 @@ def outcome(view: dict[str, Any], move: dict[str, Any]) -> Outcome | None:
     leader = ship.get("leader")
     lead_side = leader["side"] if leader else None
     by = None if leader is None else ("admiral" if leader["card"] == "AD" else "captain")
-    if code == "AD" or code[1] == "C":  # R4.5-R4.7: the last captain or Admiral counts
-        lead_side, by = side, ("admiral" if code == "AD" else "captain")
+    kind = CODE_KIND[code]
+    if kind == ADMIRAL or KIND_IS_CAPTAIN[kind]:  # R4.5-R4.7: the last captain or Admiral counts
+        lead_side, by = side, ("admiral" if kind == ADMIRAL else "captain")
         strength.setdefault(side, 0)
     else:
-        strength[side] = strength.get(side, 0) + _PIRATE_STRENGTH[code[1]]
+        strength[side] = strength.get(side, 0) + KIND_STRENGTH[kind]
     lead_seat.setdefault(side, seat)  # R5.4: the first of a side on a ship leads it there
     mine = strength[side]
     others = [v for s, v in strength.items() if s != side]

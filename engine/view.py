@@ -74,10 +74,18 @@ def _public(state: GameState) -> dict[str, Any]:
         "score_piles": [sorted(p) for p in state.score_piles],
         "out_of_game": out_of_game(state),
         "captured_gold": list(state.gold),
-        "scores": rules.scores(state),
-        "team_scores": rules.team_scores(state),
+        **_scores(state),
         "winners": rules.winners(state),
     }
+
+
+def _scores(state: GameState) -> dict[str, Any]:
+    """One public score per seat and side, the same for every reader (R6.3, I5): while the game
+    runs the captured gold (the hands are secret), once it is over the final score."""
+    if state.finished:
+        return {"scores": rules.scores(state), "team_scores": rules.team_scores(state)}
+    teams = [state.gold[2 * t] + state.gold[2 * t + 1] for t in range(state.n_sides)] if state.teams else None
+    return {"scores": list(state.gold), "team_scores": teams}
 
 
 def _hand_gold(state: GameState, seat: int) -> list[int]:
@@ -85,23 +93,14 @@ def _hand_gold(state: GameState, seat: int) -> list[int]:
     return sorted(int(c[1:]) for c in hand_codes(state, seat) if c[0] == "M")
 
 
-def _public_scores(view: dict[str, Any], state: GameState, visible: set[int | None]) -> None:
-    """One public score per seat and side, the same for every reader (R6.3, I5).
-
-    While the game runs it is the captured gold (the hands are secret); once it is over, the
-    final score. ``hand_merchants`` / ``hand_penalty`` say what the merchant ships in a hand
-    would cost at the end, only for the hands in ``visible`` (every hand once it is over:
-    they are shown at the end)."""
+def _hand_penalties(view: dict[str, Any], state: GameState, visible: set[int | None]) -> None:
+    """``hand_merchants`` / ``hand_penalty``: what the merchant ships in a hand would cost at the
+    end, only for the hands in ``visible`` (every hand once it is over: they are shown then)."""
     n = state.n_seats
     shown = set(range(n)) if state.finished else visible
     merchants = [_hand_gold(state, s) if s in shown else None for s in range(n)]
     view["hand_merchants"] = merchants
     view["hand_penalty"] = [None if m is None else sum(m) for m in merchants]
-    if state.finished:
-        return  # the final scores (rules.scores) already subtract every hand
-    view["scores"] = list(state.gold)
-    if state.teams:
-        view["team_scores"] = [state.gold[2 * t] + state.gold[2 * t + 1] for t in range(state.n_sides)]
 
 
 def player_view(state: GameState, seat: int) -> dict[str, Any]:
@@ -117,7 +116,7 @@ def player_view(state: GameState, seat: int) -> dict[str, Any]:
     view["hand"] = hand_codes(state, seat)
     view["partner_hand"] = hand_codes(state, partner) if partner is not None else None
     view["legal_moves"] = rules.legal_moves(state, seat)
-    _public_scores(view, state, {seat, partner})
+    _hand_penalties(view, state, {seat, partner})
     return view
 
 
@@ -129,6 +128,6 @@ def admin_view(state: GameState) -> dict[str, Any]:
     view["partner_hand"] = None
     view["hands"] = [hand_codes(state, s) for s in range(state.n_seats)]
     view["legal_moves"] = rules.legal_moves(state)
-    _public_scores(view, state, set(range(state.n_seats)))
+    _hand_penalties(view, state, set(range(state.n_seats)))
     return view
 

@@ -52,12 +52,17 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+def spoken(code: str | None) -> str | None:
+    """The language we speak that a tag names ("fr-FR", "FR", "vi_VN" -> "fr", "vi"), else None."""
+    head = (code or "").replace("_", "-").split("-")[0].strip().lower()
+    return head if head in LANGUAGES else None
+
+
 def normalise(code: str | None) -> str:
     """A language code we speak ("fr-FR", "FR", "vi_VN" -> "fr", "vi"), else the default."""
     if code == PSEUDO:
         return PSEUDO
-    head = (code or "").replace("_", "-").split("-")[0].strip().lower()
-    return head if head in LANGUAGES else DEFAULT
+    return spoken(code) or DEFAULT
 
 
 @lru_cache(maxsize=None)

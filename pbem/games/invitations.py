@@ -655,12 +655,12 @@ def _entry(cfg: Config, game: Game, seat: Seat, seats: list[Seat]) -> GameEntry:
         sides = engine.winners(load_state(game))  # team indices in team play (R6.4)
         won = [s for s in seats if (s.team if game.teams else s.position) in sides]
         winners = [s.name for s in won]
-        you_won = seat in won
+        you_won = seat.position in {s.position for s in won}
     return GameEntry(
         game_id=game.id or 0, name=game.name, status=game.status, seat_name=seat.name,
         seat_url=links.seat_url(cfg, links.sign_seat(cfg, seat.game_id, seat.position, seat.link_nonce)),
         to_move=to_move.name if to_move is not None and game.status == GameStatus.RUNNING else None,
-        your_turn=game.status == GameStatus.RUNNING and to_move is seat,
+        your_turn=game.status == GameStatus.RUNNING and to_move is not None and to_move.position == seat.position,
         deadline_at=game.deadline_at if game.status == GameStatus.RUNNING else None,
         winners=winners, you_won=you_won, left=seat.left_game)
 
@@ -682,8 +682,12 @@ def games_of(session: Session, cfg: Config, email: str) -> MyGames:
                          .order_by(col(Game.created_at).desc()).limit(200)).all()
     running: list[GameEntry] = []
     finished: list[GameEntry] = []
+    tables: dict[int, list[Seat]] = {}  # every seat of those games, in one query
+    for other in session.exec(select(Seat).where(col(Seat.game_id).in_([game.id for _seat, game in seats]))
+                              .order_by(col(Seat.game_id), col(Seat.position))).all():
+        tables.setdefault(other.game_id, []).append(other)
     for seat, game in seats:
-        entry = _entry(cfg, game, seat, service.seats_of(session, game.id or 0))
+        entry = _entry(cfg, game, seat, tables.get(game.id or 0, []))
         (running if game.status in (GameStatus.RUNNING, GameStatus.PAUSED) else finished).append(entry)
     waiting = []
     rows = session.exec(select(Invitation, Proposal).join(Proposal, col(Proposal.id) == col(Invitation.proposal_id))

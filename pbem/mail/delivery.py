@@ -38,7 +38,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import col, select, update
 
 from pbem.config import Config
-from pbem.db import session_scope
+from pbem.db import read_scope, session_scope
 from pbem.mail.mime import Envelope, MessageError, build_message
 from pbem.mail.suppression import NEVER_AGAIN, suppressed_among
 from pbem.mail.writers import NoWriter, Written, write_deferred
@@ -280,7 +280,7 @@ def deliver_due(
     report = DeliveryReport(claimed=len(rows))
     if not rows:
         return report
-    with session_scope(engine) as session:  # asked "never email me again" since it was queued
+    with read_scope(engine) as session:  # asked "never email me again" since it was queued
         never = suppressed_among(session, [row.to_addr for row in rows])
     own_link = link is None
     link = SmtpLink(cfg) if link is None else link

@@ -51,11 +51,7 @@ def negotiate(tags: list[str]) -> str:
     """The first language we speak among the browser's, best first, a regional tag counting for
     its language ("vi-VN,en;q=0.1" is Vietnamese, "en-GB,fr;q=0.5" English); else English.
     (werkzeug's best_match would prefer a later exact "en" to a first "vi-VN".)"""
-    for tag in tags:
-        code = tag.replace("_", "-").split("-")[0].strip().lower()
-        if code in i18n.LANGUAGES:
-            return code
-    return i18n.DEFAULT
+    return next((code for code in map(i18n.spoken, tags) if code), i18n.DEFAULT)
 
 
 def language_links() -> list[dict[str, Any]]:
