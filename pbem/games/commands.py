@@ -6,6 +6,8 @@ new game's id alone on its last line, so scripts can read it with `tail -n1`.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -17,6 +19,17 @@ from pbem.games import invitations, service
 from pbem.appctx import config, db
 
 NOT_READY = "The database is not ready: run `flask --app pbem init-db` first."
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """A refused command exits non-zero with its one-line reason (nothing was written)."""
+    try:
+        yield
+    except service.GameError as exc:
+        raise click.ClickException(exc.message) from None
+    except (OperationalError, ProgrammingError):
+        raise click.ClickException(NOT_READY) from None
 
 
 def _number(text: str | None, what: str, kind: type = int) -> float | int | None:
@@ -84,39 +97,29 @@ def create_game_command(players: tuple[str, ...], teams: bool, seed: str | None,
     if organiser:
         if seed is not None or deck is not None:
             raise click.ClickException("--invite-from deals when the game starts: no --seed or --deck-file.")
-        try:
-            with session_scope(db()) as session:
-                view = invitations.invite_players(
-                    session, config(), list(players), organiser_email=service.check_email(organiser),
-                    teams=teams, options=_options(options), name=name,
-                    deadline_hours=_number(deadline_hours, "The deadline", float),  # type: ignore[arg-type]  # _number gives the kind asked
-                    reminders=reminders, on_timeout=on_timeout, table_talk=table_talk)
-                summary = f"invited {len(view.waiting)} players; the game starts when all have accepted"
-                manage_url = view.manage_url
-        except service.GameError as exc:
-            raise click.ClickException(exc.message) from None
-        except (OperationalError, ProgrammingError):
-            raise click.ClickException(NOT_READY) from None
+        with _refusals(), session_scope(db()) as session:
+            view = invitations.invite_players(
+                session, config(), list(players), organiser_email=service.check_email(organiser),
+                teams=teams, options=_options(options), name=name,
+                deadline_hours=_number(deadline_hours, "The deadline", float),  # type: ignore[arg-type]  # _number gives the kind asked
+                reminders=reminders, on_timeout=on_timeout, table_talk=table_talk)
+            summary = f"invited {len(view.waiting)} players; the game starts when all have accepted"
+            manage_url = view.manage_url
         click.echo(summary)
         click.echo(manage_url)
         return
-    try:
-        with session_scope(db()) as session:
-            game = service.create_game(
-                session, config(), list(players), teams=teams,
-                seed=_number(seed, "The seed"), deck=deck,  # type: ignore[arg-type]  # _number gives the kind asked
-                options=_options(options), name=name,
-                deadline_hours=_number(deadline_hours, "The deadline", float),  # type: ignore[arg-type]  # _number gives the kind asked
-                reminders=reminders, on_timeout=on_timeout, table_talk=table_talk)
-            # Never the seed or the deck: they give away every hand and the draw pile.
-            dealt = ("the given seed" if game.seed is not None else
-                     "the deck file" if deck is not None else "the system's randomness")
-            summary = f"created game {game.id}: {game.name} ({len(players)} players, dealt from {dealt})"
-            game_id = game.id
-    except service.GameError as exc:
-        raise click.ClickException(exc.message) from None
-    except (OperationalError, ProgrammingError):
-        raise click.ClickException(NOT_READY) from None
+    with _refusals(), session_scope(db()) as session:
+        game = service.create_game(
+            session, config(), list(players), teams=teams,
+            seed=_number(seed, "The seed"), deck=deck,  # type: ignore[arg-type]  # _number gives the kind asked
+            options=_options(options), name=name,
+            deadline_hours=_number(deadline_hours, "The deadline", float),  # type: ignore[arg-type]  # _number gives the kind asked
+            reminders=reminders, on_timeout=on_timeout, table_talk=table_talk)
+        # Never the seed or the deck: they give away every hand and the draw pile.
+        dealt = ("the given seed" if game.seed is not None else
+                 "the deck file" if deck is not None else "the system's randomness")
+        summary = f"created game {game.id}: {game.name} ({len(players)} players, dealt from {dealt})"
+        game_id = game.id
     click.echo(summary)
     click.echo(str(game_id))
 
@@ -127,11 +130,6 @@ def create_game_command(players: tuple[str, ...], teams: bool, seed: str | None,
 def export_game_command(game_id: int) -> None:
     """Print a finished or aborted game as a record for `python -m engine replay` (players, teams,
     options, deck, moves). A game still being played is refused: its deck gives away the deal."""
-    try:
-        with session_scope(db()) as session:
-            record = service.export_record(session, game_id)
-    except service.GameError as exc:
-        raise click.ClickException(exc.message) from None
-    except (OperationalError, ProgrammingError):
-        raise click.ClickException(NOT_READY) from None
+    with _refusals(), session_scope(db()) as session:
+        record = service.export_record(session, game_id)
     click.echo(json.dumps(record, indent=2))

@@ -748,11 +748,7 @@ def invite_players(session: Session, cfg: Config, players: Sequence[SeatSpec | s
     now = now or utcnow()
     setup = check_setup(players, teams=teams, options=options, name=name, deadline_hours=deadline_hours,
                         reminders=reminders, on_timeout=on_timeout)
-    never = suppressed_among(session, [s.email for s in setup.specs])
-    if never:
-        raise SetupError([SetupProblem(f"Seat {seat + 1} ({spec.name}): {spec.email} asked never to be "
-                                       "emailed by us; choose another player.", "email", seat)
-                          for seat, spec in enumerate(setup.specs) if (spec.email or "").lower() in never])
+    service.refuse_suppressed(session, setup.specs)
     specs = [replace(s, email=s.email.lower()) if s.email else s for s in setup.specs]
     proposal = Proposal(
         status=ProposalStatus.INVITING, creator_email=organiser_email.strip().lower(),

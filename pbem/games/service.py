@@ -416,6 +416,16 @@ def check_setup(players: Sequence[SeatSpec | str], *, teams: bool = False, seed:
     )
 
 
+def refuse_suppressed(session: Session, specs: Sequence[SeatSpec]) -> None:
+    """SetupError naming each seat whose address asked never to be emailed (the admin's and the
+    CLI's words: English)."""
+    never = suppressed_among(session, [s.email for s in specs])
+    if never:
+        raise SetupError([SetupProblem(f"Seat {seat + 1} ({spec.name}): {spec.email} asked never to be "
+                                       "emailed by us; choose another player.", "email", seat)
+                          for seat, spec in enumerate(specs) if (spec.email or "").lower() in never])
+
+
 # ---------------------------------------------------------------- create
 def create_game(
     session: Session,
@@ -444,11 +454,7 @@ def create_game(
     setup = check_setup(players, teams=teams, seed=seed, deck=deck, options=options, name=name,
                         deadline_hours=deadline_hours, reminders=reminders, on_timeout=on_timeout)
     specs, opts, name, deck, ladder = setup.specs, setup.options, setup.name, setup.deck, setup.reminders
-    never = suppressed_among(session, [s.email for s in specs])
-    if never:  # every path that starts a game (admin, CLI, /new, rematch) meets this refusal
-        raise SetupError([SetupProblem(f"Seat {seat + 1} ({spec.name}): {spec.email} asked never to be "
-                                       "emailed by us; choose another player.", "email", seat)
-                          for seat, spec in enumerate(specs) if (spec.email or "").lower() in never])
+    refuse_suppressed(session, specs)  # every path that starts a game meets this refusal
     if deck is None and seed is None:
         # Dealt from the operating system's randomness: nothing to guess from a hand. A seed
         # (2**31 of them) would be found again from seat 0's six cards, and with it every hand
