@@ -32,8 +32,9 @@ from pbem.games.clocks import preferences
 from pbem.games.clocks.preferences import check_time_zone
 from pbem.games.clocks.refusals import Refused
 from pbem.games.seat_links import load_seat
-from pbem.games.service import (GameError, SeatSpec, SetupError, SetupProblem, check_email, check_name,
-                                check_setup, create_game, parse_player, remembered_languages)
+from pbem.games.service import (ON_TIMEOUT_CHOICES, GameError, SeatSpec, SetupError, SetupProblem, check_email,
+                                check_game_name, check_name, check_setup, create_game, parse_player,
+                                reminder_ladder, remembered_languages)
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.letters import invitations as letters
@@ -176,26 +177,26 @@ def _form_problems(your_name: str, your_email: str, lines: list[str], *, teams: 
         problems.append(SetupProblem(_("Add at least one other player: a friend or a bot."), "players"))
     elif not any(p.field == "players" for p in problems):
         count = len(lines) + 1
-        if teams and count not in (4, 6, 8):
+        try:  # how many may play: the engine's rule (R2.3), said in the reader's words
+            engine.check_config(count, teams, engine.Options())
+        except engine.ConfigError:
             problems.append(SetupProblem(
-                _("Team play needs 4, 6 or 8 players with you; you have %(n)d.", n=count), "players"))
-        elif not teams and not 2 <= count <= 5:
-            problems.append(SetupProblem(
+                _("Team play needs 4, 6 or 8 players with you; you have %(n)d.", n=count) if teams else
                 _("Korsar is played by 2 to 5 players alone (4, 6 or 8 in teams); with you, you have %(n)d.",
                   n=count), "players"))
     if name.strip():
         try:
-            check_setup(["a <a@example.com>", "b <b@example.com>"], name=name)
+            check_game_name(name)
         except GameError:
             problems.append(SetupProblem(_("A game name has at most 80 characters and no line breaks."), "name"))
     if not 0 < deadline_hours <= 24 * 30:  # also refuses NaN
         problems.append(SetupProblem(_("Choose between 1 hour and 30 days for each move."), "deadline_hours"))
     try:
-        check_setup(["a <a@example.com>", "b <b@example.com>"], reminders=reminders)
+        reminder_ladder(reminders)
     except GameError:
         problems.append(SetupProblem(
             _("Reminders are percentages of the time for a move, like 50,85."), "reminders"))
-    if on_timeout not in ("autoplay", "pause", "bot"):
+    if on_timeout not in ON_TIMEOUT_CHOICES:
         problems.append(SetupProblem(_("Choose what happens when a player runs out of time."), "on_timeout"))
     return problems, specs
 
@@ -485,7 +486,7 @@ def _cancel(session: Session, cfg: Config, proposal: Proposal, *, now: datetime)
             row.status = InvitationStatus.EXPIRED
             session.add(row)
         if was_inviting and told and row.kind == SeatKind.HUMAN and row.position != proposal.creator_position:
-            letters.queue_proposal_cancelled(session, cfg, proposal, row)
+            letters.queue_proposal_cancelled(session, cfg, proposal, row, view.invitations)
     return view
 
 
@@ -652,10 +653,10 @@ def _entry(cfg: Config, game: Game, seat: Seat, seats: list[Seat]) -> GameEntry:
     winners: list[str] = []
     you_won = False
     if game.status == GameStatus.FINISHED:
-        sides = engine.winners(load_state(game))  # team indices in team play (R6.4)
-        won = [s for s in seats if (s.team if game.teams else s.position) in sides]
-        winners = [s.name for s in won]
-        you_won = seat.position in {s.position for s in won}
+        state = load_state(game)
+        winners = engine.winner_names(state, [s.name for s in seats])  # partners joined in team play
+        side = engine.team_of(state, seat.position) if game.teams else seat.position
+        you_won = side in engine.winners(state)
     return GameEntry(
         game_id=game.id or 0, name=game.name, status=game.status, seat_name=seat.name,
         seat_url=links.seat_url(cfg, links.sign_seat(cfg, seat.game_id, seat.position, seat.link_nonce)),

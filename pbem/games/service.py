@@ -362,7 +362,7 @@ def setup_problems(players: Sequence[SeatSpec], *, teams: bool = False, seed: in
     if not 0 < deadline_hours <= MAX_DEADLINE_HOURS:  # also refuses NaN
         problems.append(SetupProblem(f"The deadline must be between 0 and {MAX_DEADLINE_HOURS} hours.",
                                      "deadline_hours"))
-    problems.append(_problem(_reminder_ladder, reminders, "reminders"))
+    problems.append(_problem(reminder_ladder, reminders, "reminders"))
     if name.strip():
         problems.append(_problem(check_game_name, name, "name"))
     return [_naming_the_seat(p, players) for p in problems if p is not None]
@@ -379,7 +379,7 @@ def _naming_the_seat(problem: SetupProblem, players: Sequence[SeatSpec]) -> Setu
 
 
 
-def _reminder_ladder(text: str) -> list[float]:
+def reminder_ladder(text: str) -> list[float]:
     """'50,85' -> [50.0, 85.0] (sorted; '' is none), or GameError."""
     try:
         ladder = sorted(float(p) for p in text.split(",") if p.strip())
@@ -412,7 +412,7 @@ def check_setup(players: Sequence[SeatSpec | str], *, teams: bool = False, seed:
         options=options if isinstance(options, engine.Options) else parse_options(options),
         name=check_game_name(name) if name.strip() else "",
         deck=engine.validate_deck(deck) if deck is not None else None,
-        reminders=_reminder_ladder(reminders),
+        reminders=reminder_ladder(reminders),
     )
 
 

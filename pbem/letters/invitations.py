@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from babel.numbers import format_percent
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 import pbem.i18n as i18n
 from pbem import links
@@ -61,9 +61,9 @@ def player_name(invitation: Invitation) -> str:
     return invitation.name
 
 
-# What the creator reads of each invited human once the invitations are out.
+# What the creator reads of each seat's answer (emails and the creator's page).
 STATUS_NOTES: dict[str, str] = {
-    InvitationStatus.WAITING: lazy("not invited yet"),
+    InvitationStatus.WAITING: lazy("waiting for your confirmation"),
     InvitationStatus.INVITED: lazy("invited, no answer yet"),
     InvitationStatus.ACCEPTED: lazy("accepted"),
     InvitationStatus.DECLINED: lazy("declined"),
@@ -86,7 +86,7 @@ def _note(proposal: Proposal, invitation: Invitation, reader: Invitation | None,
         return _("played by the computer")
     if invitation.position == proposal.creator_position:
         return _("invites you") if reader is not None else ""
-    return _(STATUS_NOTES[invitation.status]) if with_status and invitation.status in STATUS_NOTES else ""
+    return status_note(invitation.status) if with_status else ""
 
 
 def _players(proposal: Proposal, invitations: Sequence[Invitation], reader: Invitation | None,
@@ -97,28 +97,36 @@ def _players(proposal: Proposal, invitations: Sequence[Invitation], reader: Invi
             for i in sorted(invitations, key=lambda i: i.position)]
 
 
+def status_note(status: str) -> str:
+    return _(STATUS_NOTES[status]) if status in STATUS_NOTES else status
+
+
 def _and_list(items: list[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return _("%(first)s and %(last)s", first=", ".join(items[:-1]), last=items[-1])
 
 
-def _teams(proposal: Proposal, players: list[dict[str, Any]]) -> str:
+def teams_sentence(proposal: Proposal, invitations: Sequence[Invitation]) -> str:
     """Partners sit side by side: seats 0 and 1, 2 and 3, ... (engine.team_of)."""
     if not proposal.teams:
         return _("Every player plays for themselves.")
-    pairs = [_and_list([p["name"] for p in players[start:start + 2]]) for start in range(0, len(players), 2)]
+    names = [player_name(i) for i in sorted(invitations, key=lambda i: i.position)]
+    pairs = [_and_list(names[start:start + 2]) for start in range(0, len(names), 2)]
     return _("Teams of two: %(teams)s. Partners see each other's hands.", teams=" · ".join(pairs))
 
 
-def _clock(proposal: Proposal) -> list[str]:
-    """The turn clock in sentences: time per move, the reminders, what a timeout does."""
+def clock_sentences(proposal: Proposal) -> list[str]:
+    """The turn clock in sentences: time per move, the reminders, what a timeout does, and
+    whether players may talk to the table (emails and the pages of a game being set up)."""
     steps = [format_percent(step / 100, locale=i18n.locale()) for step in parse_ladder(proposal.reminders)]
     reminders = (_("A reminder by email when %(steps)s of that time has gone.", steps=_and_list(steps))
                  if steps else _("No reminders."))
+    hours = proposal.deadline_hours
+    per_move = plural(hours // 24, "day") if float(hours).is_integer() and hours % 24 == 0 else plural(hours, "hour")
     timeout = TIMEOUT_SENTENCES.get(proposal.on_timeout)
-    return [_("Time for each move: %(time)s.", time=plural(proposal.deadline_hours, "hour")), reminders,
-            *([_(timeout)] if timeout else [])]
+    return [_("Time for each move: %(time)s.", time=per_move), reminders, *([_(timeout)] if timeout else []),
+            *([_("Players may talk to the whole table.")] if proposal.table_talk else [])]
 
 
 def _common(cfg: Config, proposal: Proposal | None, to_addr: str) -> dict[str, Any]:
@@ -134,9 +142,10 @@ def _about(cfg: Config, proposal: Proposal, invitations: Sequence[Invitation], t
     """The game being set up, for its creator or an invitee (`reader`: their row)."""
     creator = creator_of(proposal, invitations)
     players = _players(proposal, invitations, reader, with_status=with_status)
-    return {**_common(cfg, proposal, to_addr), "players": players, "teams": _teams(proposal, players),
+    return {**_common(cfg, proposal, to_addr), "players": players,
+            "teams": teams_sentence(proposal, invitations),
             "creator": {"name": creator.name, "email": proposal.creator_email},
-            "clock": _clock(proposal)}
+            "clock": clock_sentences(proposal)}
 
 
 def _queue(session: Session, cfg: Config, kind: str, to_addr: str, context: dict[str, Any],
@@ -207,19 +216,17 @@ def queue_expired(session: Session, cfg: Config, proposal: Proposal, expired: li
     return _to_creator(session, cfg, "invitations_expired", proposal, invitations, expired)
 
 
-def queue_proposal_cancelled(session: Session, cfg: Config, proposal: Proposal,
-                             invitation: Invitation) -> OutboxRow | None:
+def queue_proposal_cancelled(session: Session, cfg: Config, proposal: Proposal, invitation: Invitation,
+                             invitations: Sequence[Invitation]) -> OutboxRow | None:
     """To an invitee who had accepted or was invited: the creator cancelled the game; nothing
     more will come about it."""
     to_addr = invitation.email
     if not to_addr or is_suppressed(session, to_addr):
         return None
-    creator = session.exec(select(Invitation).where(
-        Invitation.proposal_id == proposal.id, Invitation.position == proposal.creator_position)).first()
     with i18n.using(invitation.language):
+        creator = creator_of(proposal, invitations)
         context = {**_common(cfg, proposal, to_addr), "you": invitation.name,
-                   "creator": {"name": creator.name if creator else proposal.creator_email,
-                               "email": proposal.creator_email},
+                   "creator": {"name": creator.name, "email": proposal.creator_email},
                    "accepted": invitation.status == InvitationStatus.ACCEPTED}
         return _queue(session, cfg, "proposal_cancelled", to_addr, context, proposal)
 

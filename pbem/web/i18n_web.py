@@ -9,7 +9,9 @@ Per request, lowest to highest:
    is the reader's own state (a seat's stored language changes only by the preferences POST);
 4. a page reached with a seat's token speaks the seat's language: the view calls
    `pbem.games.seat_links.use_seat_language(seat)` as soon as it knows the seat. Such a page
-   shows no switch (the seat's preferences page changes its language).
+   shows no switch (the seat's preferences page changes its language). The pages of a game being
+   set up and "my games" speak the language stored for their reader (the proposal's, the
+   invitation's, the address's) unless the reader chose one (`speak_stored`).
 
 The admin dashboard stays English. The pseudo-locale (`i18n.PSEUDO`) is accepted in `?lang=`
 only by an app in testing.
@@ -34,6 +36,17 @@ def _asked() -> str | None:
     if code in i18n.LANGUAGES or (code == i18n.PSEUDO and current_app.testing):
         return code
     return None
+
+
+def reader_chose() -> bool:
+    """Did the reader pick a language (`?lang=`, or the switch's cookie)?"""
+    return _asked() is not None or request.cookies.get(COOKIE, "") in i18n.LANGUAGES
+
+
+def speak_stored(code: str | None) -> None:
+    """The page in the language stored for its reader (`code`), unless the reader chose one."""
+    if code and not reader_chose():
+        i18n.set_language(code)
 
 
 def page_language() -> str:

@@ -20,8 +20,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import engine
-from flask import Blueprint, Flask, current_app, redirect, render_template, request
-from pbem import i18n, links
+from flask import Blueprint, Flask, redirect, render_template, request
+from pbem import links
 from pbem.appctx import config, db
 from pbem.db import read_scope, session_scope
 from pbem.games import invitations
@@ -30,11 +30,10 @@ from pbem.games.limits import LimitReached
 from pbem.games.service import GameError, SetupError
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.letters.invitations import player_name
+from pbem.letters.invitations import clock_sentences, player_name, status_note, teams_sentence
 from pbem.models import Invitation, Proposal
-from pbem.web.i18n_web import COOKIE
+from pbem.web.i18n_web import speak_stored
 from pbem.web.limited import limit_page
-from pbem.web.new_game import on_timeout_text
 
 bp = Blueprint("invites", __name__)
 
@@ -57,20 +56,6 @@ def register(app: Flask, csrf: Any) -> None:
 
 
 # ---------------------------------------------------------------- language, links, refusals
-def _visitor_chose() -> bool:
-    """Did the visitor pick a language (this URL's `?lang=`, or the switch's cookie)?"""
-    asked = request.args.get("lang", "")
-    if asked in i18n.LANGUAGES or (asked == i18n.PSEUDO and current_app.testing):
-        return True
-    return request.cookies.get(COOKIE, "") in i18n.LANGUAGES
-
-
-def _speak(code: str | None) -> None:
-    """The page in the language of the row its token names, unless the visitor chose one."""
-    if code and not _visitor_chose():
-        i18n.set_language(code)
-
-
 def _path(url: str | None) -> str | None:
     """A signed URL of ours as a path: pages and redirects work on whatever host serves them."""
     if not url:
@@ -107,18 +92,11 @@ def _speak_for(salt: str, token: str, model: type[Proposal] | type[Invitation]) 
     """Speak the language of the token's row from the start, so that the domain's refusals
     (translated where they are raised) are in it too; the row, or None."""
     row = _row_of(salt, token, model)
-    _speak(row.language if row is not None else None)
+    speak_stored(row.language if row is not None else None)
     return row
 
 
 # ---------------------------------------------------------------- what the pages show
-STATUS_WORDS = {
-    "waiting": lazy("waiting for your confirmation"),
-    "invited": lazy("invited, no answer yet"),
-    "accepted": lazy("accepted"),
-    "declined": lazy("declined"),
-    "expired": lazy("did not answer in time"),
-}
 PROPOSAL_WORDS = {
     "unconfirmed": lazy("Waiting for your confirmation: nobody has been invited yet."),
     "inviting": lazy("Invitations sent: the game starts when everybody has accepted."),
@@ -137,7 +115,7 @@ def _seat_rows(view: ProposalView, reader: Invitation | None, with_addresses: bo
             "position": invitation.position, "name": player_name(invitation), "bot": is_bot,
             "email": invitation.email if with_addresses and not is_bot else None,
             "status": invitation.status,
-            "status_text": _(STATUS_WORDS.get(invitation.status, invitation.status)),
+            "status_text": status_note(invitation.status),
             "creator": invitation.position == view.creator.position,
             "you": reader is not None and invitation.position == reader.position,
             "replaceable": view.open and invitation.status in ("declined", "expired"),
@@ -145,17 +123,9 @@ def _seat_rows(view: ProposalView, reader: Invitation | None, with_addresses: bo
     return rows
 
 
-def _clock(view: ProposalView) -> dict[str, str]:
-    """The game's clock and options in words."""
-    proposal = view.proposal
-    hours = proposal.deadline_hours
-    if float(hours).is_integer() and int(hours) % 24 == 0:
-        per_move = i18n.ngettext("%(num)s day per move", "%(num)s days per move", int(hours) // 24)
-    else:
-        per_move = i18n.ngettext("%(num)s hour per move", "%(num)s hours per move", hours)
-    return {"per_move": per_move, "on_timeout": on_timeout_text(proposal.on_timeout),
-            "teams": _("Played in teams of two.") if proposal.teams else "",
-            "table_talk": _("Players may talk to the whole table.") if proposal.table_talk else ""}
+def _clock(view: ProposalView) -> list[str]:
+    """The game's setup in the sentences its emails use (pbem/letters/invitations.py)."""
+    return [teams_sentence(view.proposal, view.invitations), *clock_sentences(view.proposal)]
 
 
 def _game_name(view: ProposalView) -> str:

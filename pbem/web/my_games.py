@@ -31,7 +31,7 @@ from pbem.games.seat_links import link_message
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.models import AddressPreference
-from pbem.web.i18n_web import COOKIE
+from pbem.web.i18n_web import speak_stored
 from pbem.web.limited import limit_page
 
 bp = Blueprint("my_games", __name__)
@@ -94,18 +94,11 @@ def _link_error(exc: links.LinkError) -> tuple[str, int]:
                            link="/me", link_text=_("Get a new link to my games")), exc.status
 
 
-def visitor_chose_language() -> bool:
-    """Did the visitor pick a language (the switch's `?lang=` or its cookie)?"""
-    return request.args.get("lang", "") in i18n.LANGUAGES or request.cookies.get(COOKIE, "") in i18n.LANGUAGES
-
-
 def _use_address_language(session: Session, email: str) -> None:
     """The page speaks the address's remembered language unless the visitor chose one."""
-    if visitor_chose_language():
-        return
     remembered = session.get(AddressPreference, email)
     if remembered is not None and remembered.language in i18n.LANGUAGES:
-        i18n.set_language(remembered.language)
+        speak_stored(remembered.language)
 
 
 def _local_time(when: datetime | None, zone: str | None) -> str:

@@ -84,19 +84,15 @@ def _deadline_label(hours: int) -> str:
     return i18n.ngettext("%(num)s day", "%(num)s days", hours // 24)
 
 
-# What happens when a player lets the clock run out (the domain's choices); also on the
-# confirmation and invitation pages.
+# The form's choices of what happens when a player lets the clock run out (the pages and
+# emails of the game say it in sentences: pbem/letters/invitations.py TIMEOUT_SENTENCES).
 ON_TIMEOUT_WORDS = {"autoplay": lazy("a bot plays one move for them, and the game goes on"),
                     "pause": lazy("the game pauses until an admin resumes it"),
                     "bot": lazy("a bot takes over their seat for the rest of the game")}
 
 
-def on_timeout_text(choice: str) -> str:
-    return _(ON_TIMEOUT_WORDS[choice]) if choice in ON_TIMEOUT_WORDS else choice
-
-
 def _on_timeout_labels() -> dict[str, str]:
-    return {choice: on_timeout_text(choice) for choice in ON_TIMEOUT_CHOICES}
+    return {choice: _(ON_TIMEOUT_WORDS[choice]) for choice in ON_TIMEOUT_CHOICES}
 
 
 def _form_page(form: dict[str, Any], errors: FormErrors | None = None, status: int = 200) -> tuple[str, int]:

@@ -80,6 +80,17 @@ def test_a_choice_of_two_is_never_played_for_you(app):
     assert _turn_emails(app, game_id) == [("ann@example.com", 0)]
 
 
+def _bobs_forced_turn_waiting(app) -> int:
+    """Ann draws, and Bob, who switched "play my forced moves" off, has one move: a draw."""
+    deck = deck_with_hands(["M3", *PIRATES_0[:5]], PIRATES_1, draw=["K1", "G1"])
+    game_id = start_game(app, [ANN, BOB], deck=deck, now=NOW)
+    with session_scope(db_of(app)) as s:
+        preferences.set_play_forced(s, cfg_of(app), _token(app, game_id, 1), False, now=NOW)
+    with session_scope(db_of(app)) as s:
+        service.apply_game_move(s, cfg_of(app), game_id, 0, {"action": "draw"}, expected_version=0, now=NOW)
+    return game_id
+
+
 def test_after_a_real_move_the_next_forced_turn_is_played(app):
     deck = deck_with_hands(["M3", *PIRATES_0[:5]], PIRATES_1, draw=["K1", "G1"])
     game_id = start_game(app, [ANN, BOB], deck=deck, now=NOW)
@@ -90,23 +101,13 @@ def test_after_a_real_move_the_next_forced_turn_is_played(app):
 
 
 def test_a_seat_that_switched_it_off_is_asked_even_for_a_forced_move(app):
-    deck = deck_with_hands(["M3", *PIRATES_0[:5]], PIRATES_1, draw=["K1", "G1"])
-    game_id = start_game(app, [ANN, BOB], deck=deck, now=NOW)
-    with session_scope(db_of(app)) as s:
-        preferences.set_play_forced(s, cfg_of(app), _token(app, game_id, 1), False, now=NOW)
-    with session_scope(db_of(app)) as s:
-        service.apply_game_move(s, cfg_of(app), game_id, 0, {"action": "draw"}, expected_version=0, now=NOW)
+    game_id = _bobs_forced_turn_waiting(app)
     assert [m.source for m in _moves(app, game_id)] == ["player"]
     assert _turn_emails(app, game_id)[-1] == ("bob@example.com", 1)
 
 
 def test_switching_it_on_during_a_forced_turn_plays_that_turn_at_once(app):
-    deck = deck_with_hands(["M3", *PIRATES_0[:5]], PIRATES_1, draw=["K1", "G1"])
-    game_id = start_game(app, [ANN, BOB], deck=deck, now=NOW)
-    with session_scope(db_of(app)) as s:
-        preferences.set_play_forced(s, cfg_of(app), _token(app, game_id, 1), False, now=NOW)
-    with session_scope(db_of(app)) as s:
-        service.apply_game_move(s, cfg_of(app), game_id, 0, {"action": "draw"}, expected_version=0, now=NOW)
+    game_id = _bobs_forced_turn_waiting(app)
     with session_scope(db_of(app)) as s:
         preferences.set_play_forced(s, cfg_of(app), _token(app, game_id, 1), True, now=NOW)
     assert [m.source for m in _moves(app, game_id)] == ["player", "forced"]
@@ -114,12 +115,7 @@ def test_switching_it_on_during_a_forced_turn_plays_that_turn_at_once(app):
 
 
 def test_resuming_a_paused_game_plays_a_forced_turn_waiting_in_it(app):
-    deck = deck_with_hands(["M3", *PIRATES_0[:5]], PIRATES_1, draw=["K1", "G1"])
-    game_id = start_game(app, [ANN, BOB], deck=deck, now=NOW)
-    with session_scope(db_of(app)) as s:
-        preferences.set_play_forced(s, cfg_of(app), _token(app, game_id, 1), False, now=NOW)
-    with session_scope(db_of(app)) as s:
-        service.apply_game_move(s, cfg_of(app), game_id, 0, {"action": "draw"}, expected_version=0, now=NOW)
+    game_id = _bobs_forced_turn_waiting(app)
     with session_scope(db_of(app)) as s:
         lifecycle.pause_game(s, cfg_of(app), game_id, now=NOW, actor="admin")
     with session_scope(db_of(app)) as s:  # switched on while paused: nothing is played yet
@@ -237,12 +233,8 @@ def test_each_seat_is_told_only_of_its_own_forced_moves(app):
 
 
 def test_the_resume_email_names_who_moves_after_the_forced_turn(app):
-    deck = deck_with_hands(["M3", *PIRATES_0[:5]], PIRATES_1, draw=["K1", "G1"])
-    game_id = start_game(app, [ANN, BOB], deck=deck, now=NOW)
+    game_id = _bobs_forced_turn_waiting(app)
     with session_scope(db_of(app)) as s:
-        preferences.set_play_forced(s, cfg_of(app), _token(app, game_id, 1), False, now=NOW)
-    with session_scope(db_of(app)) as s:
-        service.apply_game_move(s, cfg_of(app), game_id, 0, {"action": "draw"}, expected_version=0, now=NOW)
         lifecycle.pause_game(s, cfg_of(app), game_id, now=NOW, actor="admin")
     with session_scope(db_of(app)) as s:
         preferences.set_play_forced(s, cfg_of(app), _token(app, game_id, 1), True, now=NOW)

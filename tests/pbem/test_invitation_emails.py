@@ -65,7 +65,7 @@ KINDS: dict[str, tuple[Queue, str]] = {
     "invitation": (lambda s, cfg, p, rows: letters.queue_invitation(s, cfg, p, rows[3], rows), CID),
     "invitation_declined": (lambda s, cfg, p, rows: letters.queue_declined(s, cfg, p, rows[1], rows), CREATOR),
     "invitations_expired": (lambda s, cfg, p, rows: letters.queue_expired(s, cfg, p, [rows[3]], rows), CREATOR),
-    "proposal_cancelled": (lambda s, cfg, p, rows: letters.queue_proposal_cancelled(s, cfg, p, rows[3]), CID),
+    "proposal_cancelled": (lambda s, cfg, p, rows: letters.queue_proposal_cancelled(s, cfg, p, rows[3], rows), CID),
     "my_games_link": (lambda s, cfg, p, rows: letters.queue_my_games_link(s, cfg, CID, rows[3].language), CID),
 }
 
@@ -147,7 +147,7 @@ def test_the_confirmation_carries_a_working_single_use_link_valid_24_hours(app, 
 def test_the_confirmation_lists_the_players_with_bots_named_as_bots_and_the_clock(app):
     text = queue(app, "confirm_game")["text_body"]
     assert "Ann (you)" in text and "Greedy bot (played by the computer)" in text
-    assert "Time for each move: 48 hours." in text and "50% and 85%" in text
+    assert "Time for each move: 2 days." in text and "50% and 85%" in text
     assert "Teams of two: Ann and Bob · Greedy bot and Cid." in text
     assert "If you did not ask for this, ignore this email: nobody else is emailed" in text
 

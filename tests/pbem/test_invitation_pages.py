@@ -57,7 +57,7 @@ def test_the_invitation_page_shows_who_invites_and_the_game_and_changes_nothing(
     page = client.get(bobs_page(app))
     html = text_of(page)
     assert page.status_code == 200
-    assert "Ann invites you" in html and "Friday game" in html and "2 days per move" in html
+    assert "Ann invites you" in html and "Friday game" in html and "Time for each move: 2 days." in html
     assert f'action="{bobs_page(app)}/accept"' in html and f'action="{bobs_page(app)}/decline"' in html
     assert "data-never-link" in html
     assert "ann@example.com" not in html  # an invitee sees names, not the others' addresses

@@ -166,7 +166,7 @@ def _queue_every_setup_email(session, cfg) -> None:  # type: ignore[no-untyped-d
     letters.queue_invitation(session, cfg, proposal, rows[1], rows)
     letters.queue_declined(session, cfg, proposal, rows[1], rows)
     letters.queue_expired(session, cfg, proposal, [rows[1]], rows)
-    letters.queue_proposal_cancelled(session, cfg, proposal, rows[1])
+    letters.queue_proposal_cancelled(session, cfg, proposal, rows[1], rows)
     letters.queue_my_games_link(session, cfg, "bob@example.com", "en")
 
 
