@@ -71,6 +71,11 @@ def history(moves: list[list[dict[str, Any]]], view: dict[str, Any], since: int)
     return [line for move in sentences[since:] for line in move]
 
 
+# "Since your last turn" shows the newest lines only: a game that ended on a run of forced draws
+# (or a long absence) would otherwise fill a phone screen many times over.
+SINCE_SHOWN = 20
+
+
 def seat_context(session: Session, cfg: Config, game: Game, seat: Seat, state: engine.GameState,
                  *, since: int | None = None, with_moves: bool = True) -> dict[str, Any]:
     """Everything the emails about one seat show: board, move links, news since `since`, the
@@ -79,13 +84,15 @@ def seat_context(session: Session, cfg: Config, game: Game, seat: Seat, state: e
     mark = seat.last_seen_version if since is None else since
     game_url = seat_page_url(cfg, seat)
     moves = move_events(session, game)
+    since_lines = history(moves, view, mark)
     return {
         "played_for_you": played_for_you(session, game, view, mark),
         "prefs_url": f"{game_url}/prefs",  # where "play my forced moves for me" is switched
         "game": {"id": game.id, "name": game.name, "teams": game.teams},
         "board": board(view),
         "moves": move_links(cfg, game, seat, view) if with_moves else [],
-        "since": history(moves, view, mark),
+        "since": since_lines[-SINCE_SHOWN:],
+        "since_earlier": max(0, len(since_lines) - SINCE_SHOWN),  # the game page shows them all
         "game_url": game_url,
         "deadline_at": game.deadline_at,
         "deadline_local": local_time_text(game.deadline_at, seat) if game.deadline_at else None,

@@ -195,3 +195,24 @@ def test_the_turn_email_shows_battles_holds_and_captains_in_words(app):
     assert "Leading: Blue captain of Bob" in ann.text_body
     assert "Bob played the Blue captain on your ship 1 (5 gold)." in ann.text_body
     assert 'data-card="BC"' in ann.html_body and ">Blue captain<" in ann.html_body
+
+
+def test_since_your_last_turn_shows_the_latest_lines_and_counts_the_earlier_ones(app):
+    game_id = start_game(app, ["Ann <ann@example.com>", "Bob <bob@example.com>"], seed=3)
+    with session_scope(db_of(app)) as s:
+        for _ in range(40):  # both players draw or play, well past the 20 lines shown
+            game = s.get(Game, game_id)
+            state = service.load_state(game)
+            if state.finished:
+                break
+            service.apply_game_move(s, cfg_of(app), game_id, state.to_move, engine.legal_moves(state)[0])
+    with session_scope(db_of(app)) as s:
+        game = s.get(Game, game_id)
+        ann = service.seats_of(s, game_id)[0]
+        context = notify.seat_context(s, cfg_of(app), game, ann, service.load_state(game), since=0)
+        everything = notify.history(notify.move_events(s, game), engine.player_view(service.load_state(game), 0), 0)
+    assert len(everything) > notify.SINCE_SHOWN
+    assert context["since"] == everything[-notify.SINCE_SHOWN:]
+    assert context["since_earlier"] == len(everything) - notify.SINCE_SHOWN
+    text = render_email("turn", "ann@example.com", {**_mid_game_context(app), **context}).text_body
+    assert f"{context['since_earlier']} earlier events are on your game page" in text
