@@ -201,6 +201,18 @@ def _form_problems(your_name: str, your_email: str, lines: list[str], *, teams: 
     return problems, specs
 
 
+def _option_problems(options: dict[str, Any], *, count: int, teams: bool) -> list[SetupProblem]:
+    """The engine's options, asked of the engine (R2.3, R7), said in the reader's words."""
+    if options["end_settlement"] not in ("resolve", "none"):
+        return [SetupProblem(_("Choose what happens to the ships left on the table at the end."), "end_settlement")]
+    if options["waiting_time"]:
+        try:
+            engine.check_config(count, teams, service.parse_options(options))
+        except engine.ConfigError:
+            return [SetupProblem(_("The waiting time is only for games of 2 or 3 players alone."), "waiting_time")]
+    return []
+
+
 def _name_problem(text: str) -> str:
     if not text.strip():
         return _("Write your name as the other players will see it.")
@@ -236,14 +248,18 @@ def _view(session: Session, cfg: Config, proposal: Proposal, *, reader: Invitati
 def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: str, players: str,
                  teams: bool = False, name: str = "", deadline_hours: float = 72.0,
                  reminders: str = "50,85", on_timeout: str = "autoplay", table_talk: bool = False,
+                 waiting_time: bool = False, end_settlement: str = "resolve",
                  language: str = "en", ip: str = "", now: datetime | None = None) -> Proposal:
     """A game set up at /new, waiting for its creator's confirmation: one email, to the creator.
+    `waiting_time` and `end_settlement` are the engine's options (docs/rules.md R6.2, section 7).
     SetupError (each problem on its field) or LimitReached, and nothing written, otherwise."""
     now = now or utcnow()
     lines = _lines(players)
     problems, specs = _form_problems(your_name, your_email, lines, teams=teams, name=name,
                                      deadline_hours=deadline_hours, reminders=reminders,
                                      on_timeout=on_timeout)
+    options = {"end_settlement": end_settlement, "waiting_time": waiting_time}
+    problems += _option_problems(options, count=len(lines) + 1, teams=teams)
     if not problems:
         never = suppressed_among(session, [s.email for s in specs])
         if specs[0].email in never:
@@ -265,6 +281,7 @@ def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: s
     proposal = Proposal(
         status=ProposalStatus.UNCONFIRMED, creator_email=specs[0].email or "", creator_position=0,
         nonce=secrets.token_hex(8), language=language, name=setup.name, teams=teams,
+        options_json=json.dumps(options, sort_keys=True),
         deadline_hours=float(deadline_hours), reminders=",".join(f"{p:g}" for p in setup.reminders),
         on_timeout=on_timeout, table_talk=table_talk and not teams, created_at=now, updated_at=now,
         confirm_by=now + timedelta(seconds=links.CONFIRM_MAX_AGE))

@@ -10,6 +10,7 @@ invitee's (`invitation.language`), or the one the visitor asked in (the "my game
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -125,8 +126,13 @@ def clock_sentences(proposal: Proposal) -> list[str]:
     hours = proposal.deadline_hours
     per_move = plural(hours // 24, "day") if float(hours).is_integer() and hours % 24 == 0 else plural(hours, "hour")
     timeout = TIMEOUT_SENTENCES.get(proposal.on_timeout)
+    options = json.loads(proposal.options_json or "{}")
     return [_("Time for each move: %(time)s.", time=per_move), reminders, *([_(timeout)] if timeout else []),
-            *([_("Players may talk to the whole table.")] if proposal.table_talk else [])]
+            *([_("Players may talk to the whole table.")] if proposal.table_talk else []),
+            *([_("House rule: the waiting time (a ship a weaker first pirate was played on is not "
+                 "captured before that player's next turn).")] if options.get("waiting_time") else []),
+            *([_("Ships left on the table at the end score for nobody.")]
+              if options.get("end_settlement") == "none" else [])]
 
 
 def _common(cfg: Config, proposal: Proposal | None, to_addr: str) -> dict[str, Any]:

@@ -33,8 +33,9 @@ DEFAULT_DEADLINE = 72
 DEFAULT_REMINDERS = "50,85"
 SENT_TO = "korsar_new_game_sent_to"  # the session key of the address the confirmation went to
 # The form's fields, as typed (text fields) or checked (checkboxes).
-TEXT_FIELDS = ("your_name", "your_email", "players", "name", "deadline_hours", "reminders", "on_timeout")
-CHECKBOXES = ("teams", "table_talk")
+TEXT_FIELDS = ("your_name", "your_email", "players", "name", "deadline_hours", "reminders", "on_timeout",
+               "end_settlement")
+CHECKBOXES = ("teams", "table_talk", "waiting_time")
 
 
 def register(app: Flask, csrf: Any) -> None:
@@ -56,7 +57,7 @@ class FormErrors:
         if problem.field == "players" and problem.seat is not None and 0 <= problem.seat < len(player_lines):
             self.lines.append({"number": problem.seat + 1, "text": player_lines[problem.seat],
                                "message": problem.message})
-        elif problem.field in TEXT_FIELDS:
+        elif problem.field in TEXT_FIELDS or problem.field in CHECKBOXES:
             self.fields.setdefault(problem.field, []).append(problem.message)
         else:
             self.general.append(problem.message)
@@ -75,7 +76,8 @@ def _typed() -> dict[str, Any]:
 def _defaults() -> dict[str, Any]:
     return {"your_name": "", "your_email": "", "players": "", "name": "",
             "deadline_hours": str(DEFAULT_DEADLINE), "reminders": DEFAULT_REMINDERS,
-            "on_timeout": "autoplay", "teams": False, "table_talk": False}
+            "on_timeout": "autoplay", "teams": False, "table_talk": False, "waiting_time": False,
+            "end_settlement": "resolve"}
 
 
 def _deadline_label(hours: int) -> str:
@@ -138,6 +140,7 @@ def propose() -> Any:
                 players=typed["players"], teams=typed["teams"], name=typed["name"],
                 deadline_hours=_deadline_hours(typed["deadline_hours"]), reminders=typed["reminders"],
                 on_timeout=typed["on_timeout"], table_talk=typed["table_talk"],
+                waiting_time=typed["waiting_time"], end_settlement=typed["end_settlement"] or "resolve",
                 language=i18n.current(), ip=request.remote_addr or "")
             sent_to = proposal.creator_email
     except LimitReached as exc:

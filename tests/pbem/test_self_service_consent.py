@@ -3,6 +3,7 @@ confirmed, each invitee only its invitation until they accept, and nobody at all
 email me again", whatever the path. The limits hold at their boundaries."""
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import replace
 from datetime import timedelta
@@ -89,6 +90,8 @@ def test_a_new_game_mails_only_its_creator_a_confirmation_link(engine, cfg):
     ({"deadline_hours": 0}, "deadline_hours"),
     ({"reminders": "fifty"}, "reminders"),
     ({"on_timeout": "explode"}, "on_timeout"),
+    ({"end_settlement": "split"}, "end_settlement"),
+    ({"waiting_time": True, "players": FRIENDS + "\nDan <dan@example.com>"}, "waiting_time"),
 ])
 def test_a_bad_form_is_refused_on_its_field_and_nothing_is_written(engine, cfg, fields, field):
     with pytest.raises(SetupError) as refused:
@@ -102,6 +105,14 @@ def test_a_bad_form_is_refused_on_its_field_and_nothing_is_written(engine, cfg, 
 def test_the_form_sent_twice_makes_one_game_and_one_email(engine, cfg):
     assert propose(engine, cfg) == propose(engine, cfg)
     assert kinds_to(engine, "ann@example.com") == ["confirm_game"]
+
+
+def test_the_rules_options_chosen_at_new_are_the_games(engine, cfg):
+    view = confirm(engine, cfg, propose(engine, cfg, players="bot:greedy\nbot:random", waiting_time=True,
+                                        end_settlement="none"))
+    with session_scope(engine) as s:
+        game = s.get(Game, view.proposal.game_id)
+        assert json.loads(game.options_json) == {"end_settlement": "none", "waiting_time": True}
 
 
 def test_the_line_of_a_bad_player_is_named(engine, cfg):
