@@ -203,12 +203,14 @@ def _form_problems(your_name: str, your_email: str, lines: list[str], *, teams: 
 
 def _option_problems(options: dict[str, Any], *, count: int, teams: bool) -> list[SetupProblem]:
     """The engine's options, asked of the engine (R2.3, R7), said in the reader's words."""
-    if options["end_settlement"] not in ("resolve", "none"):
+    try:
+        parsed = service.parse_options(options)
+    except GameError:
         return [SetupProblem(_("Choose what happens to the ships left on the table at the end."), "end_settlement")]
-    if options["waiting_time"]:
-        try:
-            engine.check_config(count, teams, service.parse_options(options))
-        except engine.ConfigError:
+    try:
+        engine.check_config(count, teams, parsed)
+    except engine.ConfigError:  # the player count itself is refused elsewhere, on its own field
+        if parsed.waiting_time:
             return [SetupProblem(_("The waiting time is only for games of 2 or 3 players alone."), "waiting_time")]
     return []
 
