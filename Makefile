@@ -73,6 +73,7 @@ test-postgres: install
 	$(PY) -m pytest -q $(XDIST) -m db --db postgresql --pg-url $(PG_TEST_URL)
 
 bench: install
+	$(PY) -m pip install -q -e '.[test,bench]'
 	$(PY) -m engine bench --players 4 --games 2000
 	$(PY) -m engine duel --games 1000
 	$(PY) -m benchmarks.run_all

@@ -19,6 +19,11 @@ BENCHMARKS: list[tuple[str, list[str]]] = [
     ("benchmarks.clocks_bench", []),
     ("benchmarks.clocks_bench", ["--db", "postgresql"]),
     ("benchmarks.admin_bench", ["--db", "sqlite", "postgresql"]),
+    # Replies by email: throughput and latency, hostile messages, HTML parsers, the replies corpus.
+    ("benchmarks.inbound_bench", ["--db", "sqlite", "postgresql"]),
+    ("benchmarks.inbound_hostile_bench", []),
+    ("benchmarks.html_parsers_bench", []),
+    ("benchmarks.replies_corpus", []),
 ]
 
 

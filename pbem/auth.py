@@ -23,6 +23,7 @@ from flask import g, redirect, request, session, url_for
 from sqlalchemy import delete, func, text, update
 from sqlmodel import Session, col, select
 
+from pbem.addresses import client_key
 from pbem.models import AdminUser, AuditLog, LoginAttempt, utcnow
 
 MAX_FAILURES_PER_EMAIL = 5
@@ -231,7 +232,8 @@ def login_redirect() -> Any:
 
 
 def client_ip() -> str:
-    return request.remote_addr or "unknown"
+    """The client the login limits count: an IPv4 address, or an IPv6 /64 (`client_key`)."""
+    return client_key(request.remote_addr or "unknown")
 
 
 # A local admin path (and query) made of URL characters that need no escaping in a header:

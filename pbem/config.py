@@ -42,9 +42,13 @@ def secret_key_weakness(key: str) -> str | None:
     return None
 
 
+# The hosts a BASE_URL is local with (development by default): exactly these, so that a name
+# that merely starts like one (127.0.0.1.nip.io, localhost.example.com) is served to the world.
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
 def _is_loopback(url: str) -> bool:
-    host = urlsplit(url).hostname or ""
-    return host in {"localhost", "::1"} or host.startswith("127.")
+    return (urlsplit(url).hostname or "") in LOCAL_HOSTS
 
 
 def var_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -99,6 +103,11 @@ class Config:
     INBOUND_PORT: int = 2525
     IMAP_URL: str = ""
     REPLY_DOMAIN: str = ""
+    # The receiver offers STARTTLS with this certificate chain and key (PEM files; both or neither).
+    INBOUND_TLS_CERT: str = ""
+    INBOUND_TLS_KEY: str = ""
+    # Where the IMAP poller moves a message it cannot handle (created if missing).
+    IMAP_QUARANTINE: str = "Korsar-quarantine"
     # Self-service games (pbem/games/invitations.py): how long an invitation waits for its answer,
     # and the limits against abuse (pbem/games/limits.py), counted in the database per verified
     # creator per day, per invited address per day, and per address and per IP per hour for the
@@ -109,6 +118,13 @@ class Config:
     LIMIT_INVITATIONS_PER_ADDRESS_DAY: int = 5
     LIMIT_LINKS_PER_ADDRESS_HOUR: int = 5
     LIMIT_LINKS_PER_IP_HOUR: int = 20
+    # Emails an address did not ask for itself (a game's confirmation link, a "my games" link,
+    # an invitation) per address and day: a stranger's requests mail it at most this much.
+    # The larger number once the address has confirmed a game or accepted an invitation; an
+    # invitation from someone it has played with counts only against that pair's daily number.
+    LIMIT_UNASKED_PER_ADDRESS_DAY: int = 3
+    LIMIT_UNASKED_PER_KNOWN_ADDRESS_DAY: int = 20
+    LIMIT_INVITATIONS_PER_PAIR_DAY: int = 3
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> "Config":
@@ -145,6 +161,8 @@ class Config:
             raise ValueError(f"KORSAR_ENV must be one of {', '.join(ENVIRONMENTS)}, not {self.KORSAR_ENV!r}")
         if self.SMTP_TLS not in {"none", "starttls", "ssl"}:
             raise ValueError("SMTP_TLS must be one of none, starttls, ssl")
+        if bool(self.INBOUND_TLS_CERT) != bool(self.INBOUND_TLS_KEY):
+            raise ValueError("INBOUND_TLS_CERT and INBOUND_TLS_KEY must be set together (or neither)")
         if self.KORSAR_ENV == "production" and (not explicit_secret or self.SECRET_KEY == DEV_SECRET_KEY):
             raise RuntimeError("SECRET_KEY must be set in production (KORSAR_ENV=production); "
                                f"make one with: {MAKE_SECRET_KEY}")

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import Session, SQLModel, create_engine
 
 from pbem import models  # noqa: F401  (registers the tables for create_all)
@@ -61,6 +63,14 @@ def read_scope(engine: Engine) -> Iterator[Session]:
     """
     with Session(engine.execution_options(**{READ_ONLY_OPTION: True}), expire_on_commit=False) as session:
         yield session
+
+
+def is_outage(exc: BaseException) -> bool:
+    """Whether `exc` says the database is away (down, restarting, no free connection, locked):
+    worth trying again later. A data error (a value out of range, a broken constraint) is not."""
+    if isinstance(exc, (OperationalError, InterfaceError, PoolTimeout)):
+        return True
+    return isinstance(exc, DBAPIError) and exc.connection_invalidated
 
 
 @contextmanager

@@ -26,7 +26,7 @@ from typing import Any
 
 from pbem.config import var_dir
 
-DEMO_PLAYERS = ["You <you@korsar.localhost>", "bot:greedy", "bot:random"]
+DEMO_PLAYERS = ["You <you@korsar.test>", "bot:greedy", "bot:random"]
 ADMIN_EMAIL = "admin@korsar.localhost"
 
 

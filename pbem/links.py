@@ -227,7 +227,13 @@ def never_headers(cfg: Config, email: str) -> dict[str, str]:
 # and version in digits, then 80 bits of HMAC over them and the seat's link nonce (base32).
 REPLY_SALT = "korsar.reply"
 REPLY_LOCAL_PREFIX = "play+"
+# The Reply-To of a talk email (a partner's or the table's words): what a reply to it says is
+# passed on, and no move is read from it. Signed with its own salt: a play token is no talk token.
+TALK_SALT = "korsar.talk"
+TALK_LOCAL_PREFIX = "talk+"
 _REPLY_TOKEN = re.compile(r"^(\d{1,12})-(\d{1,3})-(\d{1,9})-([a-z2-7]{16})$")
+MAX_REPLY_ID = 2**31 - 1
+MAX_REPLY_POSITION = 15  # seats are numbered from 0; no game has more than 16
 
 
 @dataclass(frozen=True)
@@ -238,10 +244,11 @@ class ReplyToken:
     position: int
     version: int
     mac: str
+    talk: bool = False  # a talk address (talk+...): its words are passed on, no move is read
 
 
-def _reply_mac(key: str, game_id: int, position: int, nonce: str, version: int) -> str:
-    message = f"{REPLY_SALT}|{game_id}|{position}|{nonce}|{version}".encode()
+def _reply_mac(key: str, game_id: int, position: int, nonce: str, version: int, salt: str = REPLY_SALT) -> str:
+    message = f"{salt}|{game_id}|{position}|{nonce}|{version}".encode()
     digest = hmac.new(key.encode(), message, hashlib.sha256).digest()
     return base64.b32encode(digest[:10]).decode().lower()
 
@@ -259,19 +266,31 @@ def reply_address(cfg: Config, game_id: int, position: int, nonce: str, version:
     return f"{REPLY_LOCAL_PREFIX}{sign_reply(cfg, game_id, position, nonce, version)}@{reply_domain(cfg)}"
 
 
+def talk_address(cfg: Config, game_id: int, position: int, nonce: str, version: int) -> str:
+    """The Reply-To of a talk email to a seat: a reply to it is words for the partner or table."""
+    mac = _reply_mac(cfg.SECRET_KEY, game_id, position, nonce, version, TALK_SALT)
+    return f"{TALK_LOCAL_PREFIX}{game_id}-{position}-{version}-{mac}@{reply_domain(cfg)}"
+
+
 def parse_reply_address(cfg: Config, address: str) -> ReplyToken | None:
     """The token of one of our reply addresses (any case), or None for any other address."""
     local, _, domain = parseaddr(address)[1].lower().rpartition("@")
-    if domain != reply_domain(cfg) or not local.startswith(REPLY_LOCAL_PREFIX):
+    prefix = next((p for p in (REPLY_LOCAL_PREFIX, TALK_LOCAL_PREFIX) if local.startswith(p)), None)
+    if domain != reply_domain(cfg) or prefix is None:
         return None
-    match = _REPLY_TOKEN.match(local[len(REPLY_LOCAL_PREFIX):])
+    match = _REPLY_TOKEN.match(local[len(prefix):])
     if match is None:
         return None
-    return ReplyToken(int(match[1]), int(match[2]), int(match[3]), match[4])
+    game_id, position, version = int(match[1]), int(match[2]), int(match[3])
+    # Ids and versions are 32-bit integer columns (a bigger one makes PostgreSQL raise).
+    if game_id > MAX_REPLY_ID or version > MAX_REPLY_ID or position > MAX_REPLY_POSITION:
+        return None
+    return ReplyToken(game_id, position, version, match[4], talk=prefix == TALK_LOCAL_PREFIX)
 
 
 def reply_signed(cfg: Config, token: ReplyToken, nonce: str) -> bool:
     """Whether `token` was signed by us (current key or a fallback) for the seat's `nonce`."""
+    salt = TALK_SALT if token.talk else REPLY_SALT
     return any(hmac.compare_digest(token.mac, _reply_mac(key, token.game_id, token.position, nonce,
-                                                         token.version))
+                                                         token.version, salt))
                for key in [cfg.SECRET_KEY, *cfg.SECRET_KEY_FALLBACKS])

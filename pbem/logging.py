@@ -6,7 +6,11 @@ job, pbem/worker.py, goes through it too); `init_request_logging` writes the req
 Tokens never reach a log: the signed path of a move link or game page (/m/<token>,
 /g/<token>, /u/<token>) is redacted, query strings are dropped, and the JSON formatter redacts
 anything that looks like a signed token in any message (werkzeug's access lines included).
-Email bodies and secrets are never passed to a logger.
+Email addresses are redacted too: a reply address keeps only `play+[token]@domain`, any other
+keeps its first letter and its domain (`a***@example.com`). The receivers' loggers (ours and
+aiosmtpd's `mail.log`, which logs every SMTP command line and, at DEBUG, every line of DATA) are
+filtered by `redact_mail_loggers`, so no handler (a test's capture included) ever sees a token,
+a whole address or a line of an email. Email bodies and secrets are never passed to a logger.
 """
 from __future__ import annotations
 
@@ -25,16 +29,63 @@ from flask import Flask, Response, g, request
 request_logger = logging.getLogger("pbem.request")
 
 _TOKEN_PATH = re.compile(r"/(m|g|u)/[^/?#\s\"]+")
-# itsdangerous tokens: base64url parts joined by dots, long enough not to be a word.
-_TOKEN_LIKE = re.compile(r"[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{4,}(?:\.[A-Za-z0-9_\-]{4,})+")
+# itsdangerous tokens: base64url parts joined by dots, long enough not to be a word (tried only
+# where a run of such characters starts: one pass over a long line, not one per character).
+_TOKEN_LIKE = re.compile(r"(?<![A-Za-z0-9_\-])[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{4,}(?:\.[A-Za-z0-9_\-]{4,})+")
+# An email address: its local part starts where the run of address characters starts (the
+# look-behind keeps the scan linear on long runs without an "@").
+_ADDRESS = re.compile(r"(?<![\w.+%=-])([\w.+%=-]+)@([\w-]+(?:\.[\w-]+)+)")
+# A reply token without its address (game-seat-version-mac, pbem.links): case as mail systems left it.
+_REPLY_TOKEN = re.compile(r"\b\d{1,12}-\d{1,3}-\d{1,9}-[A-Za-z2-7]{16}\b")
+_REPLY_PREFIX = "play+"
+# aiosmtpd logs each line of DATA (an email's every line) at DEBUG: never kept.
+_MAIL_LINE_MESSAGES = ("DATA readline:", "_handle_client readline:")
+MAIL_LOGGERS = ("mail.log", "mail.debug", "pbem.inbound")
 _context: ContextVar[dict[str, Any] | None] = ContextVar("korsar_log_context", default=None)
 _HANDLER_NAME = "korsar-json"
 _ENCODER = json.JSONEncoder(default=str, separators=(",", ":"))  # built once, not per line
 
 
 def redact(text: str) -> str:
-    """`text` with every signed link path and token-looking string replaced."""
+    """`text` with every signed link path, token-looking string and email address replaced."""
+    text = _REPLY_TOKEN.sub("[token]", _ADDRESS.sub(_redacted_address, text))
     return _TOKEN_LIKE.sub("[token]", _TOKEN_PATH.sub(r"/\1/[token]", text))
+
+
+def _redacted_address(match: re.Match[str]) -> str:
+    local, domain = match[1], match[2]
+    if local.lower().startswith(_REPLY_PREFIX):
+        return f"{_REPLY_PREFIX}[token]@{domain}"
+    return f"{local[0]}***@{domain}"
+
+
+class RedactingFilter(logging.Filter):
+    """Rewrites each record of a receiver's logger with `redact` and keeps only the place and
+    class of its exception; drops aiosmtpd's records of the lines of an email."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and record.msg.startswith(_MAIL_LINE_MESSAGES):
+            return False
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):  # arguments that do not fit the format: keep the format only
+            message = str(record.msg)
+        record.msg, record.args = redact(message), None
+        if record.exc_info and record.exc_info[0] is not None:
+            # Where it failed, not the exception's text (as JsonFormatter): a driver's error quotes
+            # the statement's parameters, a reply's words and tokens among them.
+            record.exc_text = "".join(traceback.format_tb(record.exc_info[2])) + record.exc_info[0].__name__
+        elif record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        return True
+
+
+def redact_mail_loggers() -> None:
+    """Put the RedactingFilter on the receivers' loggers (once; safe to call again)."""
+    for name in MAIL_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactingFilter) for f in logger.filters):
+            logger.addFilter(RedactingFilter())
 
 
 def log_context(**fields: Any) -> None:
@@ -82,6 +133,7 @@ def configure_logging(level: int = logging.INFO, stream: Any = None) -> logging.
         root.setLevel(level)
     logging.getLogger("pbem").setLevel(level)
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
+    redact_mail_loggers()
     return handler
 
 

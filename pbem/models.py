@@ -314,6 +314,7 @@ class Proposal(SQLModel, table=True):
     __table_args__ = (
         Index("ix_proposal_status_confirm_by", "status", "confirm_by"),
         Index("ix_proposal_creator_email", "creator_email"),
+        UniqueConstraint("form_key", name="uq_proposal_form_key"),
     )
 
     id: Optional[int] = Field(default=None, primary_key=True)
@@ -336,6 +337,10 @@ class Proposal(SQLModel, table=True):
     updated_at: NaiveDatetime = Field(default_factory=utcnow)
     game_id: Optional[int] = Field(default=None, foreign_key="game.id")
     rematch_of: Optional[int] = Field(default=None, foreign_key="game.id")
+    # One proposal per /new form, however many times and however fast it is sent: a digest of
+    # the form's nonce, its creator and its content (pbem/games/invitations.py form_key). NULL
+    # for rematches and admins' games.
+    form_key: Optional[str] = Field(default=None, max_length=64)
 
 
 class InvitationStatus:
@@ -372,6 +377,9 @@ class Invitation(SQLModel, table=True):
     invited_at: Optional[NaiveDatetime] = None
     expires_at: Optional[NaiveDatetime] = None
     answered_at: Optional[NaiveDatetime] = None
+    # The creator typed this address (the /new form, a replacement, an admin's form): the only
+    # addresses the creator's pages show back. A rematch's are not (names stand for people).
+    creator_typed: bool = Field(default=True, sa_column_kwargs={"server_default": sa_true()})
 
 
 class Suppression(SQLModel, table=True):
@@ -381,6 +389,9 @@ class Suppression(SQLModel, table=True):
     __tablename__ = "suppression"
 
     email: str = Field(primary_key=True, max_length=254)  # normalised: lower-case address
+    # The mailbox (pbem.addresses.canonical_key: no +tag, no Gmail dots): what the never-list
+    # compares, so hal+korsar@ is refused once hal@ said never (pbem/mail/suppression.py add).
+    key: str = Field(max_length=254, index=True)
     created_at: NaiveDatetime = Field(default_factory=utcnow)
 
 
@@ -396,3 +407,16 @@ class RateEvent(SQLModel, table=True):
     kind: str = Field(max_length=32)
     key: str = Field(max_length=254)
     created_at: NaiveDatetime = Field(default_factory=utcnow)
+
+
+class AddressStanding(SQLModel, table=True):
+    """What one mailbox (`pbem.addresses.canonical_key`) has told us about mail it did not ask
+    for itself (pbem/games/invitations.py): it answered once (confirmed a game or accepted an
+    invitation: its daily budget of such mail grows), or "I did not ask for this" (nobody's
+    request mails it any more; its games go on)."""
+
+    __tablename__ = "address_standing"
+
+    key: str = Field(primary_key=True, max_length=254)
+    answered_at: Optional[NaiveDatetime] = None
+    blocked_at: Optional[NaiveDatetime] = None

@@ -9,12 +9,23 @@ is told who declined or let an invitation expire (INVITATION_DAYS) and may repla
 bot or another friend, or cancel. Addresses that chose "never email me again" are on the
 suppression list (`suppress`), honoured by every path. Counted limits: `pbem/games/limits.py`.
 
+Anyone can type an address, so what mails an address it did not ask for itself (a confirmation
+link, a "my games" link, an invitation) is bounded per mailbox (`canonical_key`) and day: the
+UNASKED budget, larger once the address answered us (confirmed or accepted: `AddressStanding`);
+an invitation from someone it played with counts against that pair only. "I did not ask for
+this" (`set_blocked`) stops all of it, and no game of the address is touched. Nothing here tells
+a stranger whether an address plays or is on the never-list: /new answers the same for any
+address (the creator learns who cannot be invited on their own confirmation page), and /me only
+queues the ask; the worker looks the address up (`write_my_games_link`).
+
 Every function that takes a token reads it here (links.LinkError: 400 damaged, 410 expired,
 403 replaced) and locks what it changes; GameError (409) when the answer is already given.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import secrets
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -23,9 +34,12 @@ from typing import Any, Sequence
 import engine
 import engine.bots
 from sqlalchemy import func
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from pbem import links
+from pbem.addresses import canonical_key
 from pbem.config import Config
 from pbem.games import lifecycle, limits, service
 from pbem.games.clocks import preferences
@@ -38,10 +52,13 @@ from pbem.games.service import (ON_TIMEOUT_CHOICES, GameError, SeatSpec, SetupEr
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.letters import invitations as letters
+from pbem.mail import suppression
+from pbem.mail.outbox import Email
 from pbem.mail.suppression import is_suppressed, suppressed_among
+from pbem.mail.writers import Cancel, register_writer
 from pbem.store import load_state
-from pbem.models import (AddressPreference, Game, GameStatus, Invitation, InvitationStatus, Proposal,
-                         ProposalStatus, Seat, SeatKind, Suppression, utcnow)
+from pbem.models import (AddressPreference, AddressStanding, Game, GameStatus, Invitation, InvitationStatus,
+                         OutboxMessage, Proposal, ProposalStatus, Seat, SeatKind, utcnow)
 
 # The sentences of the links of this module (pbem.links, English), shown in the reader's language.
 LINK_SENTENCES = (
@@ -51,7 +68,6 @@ LINK_SENTENCES = (
 )
 REPLACED = lazy("This link has been replaced by a newer one. Use the link in your latest email.")
 GONE = lazy("This game is no longer being set up.")
-NEVER_SENT = lazy("%(email)s asked never to receive email from us: choose another player.")
 
 
 # ---------------------------------------------------------------- what the pages show
@@ -63,6 +79,9 @@ class ProposalView:
     invitations: list[Invitation]
     manage_url: str
     game_url: str | None = None
+    # The invitees who cannot be invited (said never, or "I did not ask for this"): their
+    # positions, known on the creator's confirmation page only (`open_confirmation`).
+    unreachable: set[int] = field(default_factory=set)
 
     @property
     def creator(self) -> Invitation:
@@ -148,20 +167,24 @@ def _form_problems(your_name: str, your_email: str, lines: list[str], *, teams: 
         problems.append(SetupProblem(_name_problem(your_name), "your_name"))
     try:
         creator_email = check_email(your_email).lower()
-    except GameError:
-        problems.append(SetupProblem(_("Write your email address, like ann@example.com."), "your_email"))
+    except GameError as exc:  # what is wrong with the address, once there is one
+        problems.append(SetupProblem(exc.message if your_email.strip()
+                                     else _("Write your email address, like ann@example.com."), "your_email"))
     specs = [SeatSpec(name=creator_name, email=creator_email)]
     names = {creator_name.casefold()} if creator_name else set()
-    emails = {creator_email} if creator_email else set()
+    emails = {canonical_key(creator_email)} if creator_email else set()  # mailboxes: ann@ is Ann+x@
     for index, line in enumerate(lines):
         try:
             spec = parse_player(line)
+        except service.BadAddress as exc:
+            problems.append(SetupProblem(exc.message, "players", index))
+            continue
         except GameError:
             problems.append(SetupProblem(_line_problem(line), "players", index))
             continue
         if spec.kind == SeatKind.HUMAN:
             address = (spec.email or "").lower()
-            if address in emails:
+            if canonical_key(address) in emails:
                 problems.append(SetupProblem(
                     _("Line %(n)d: %(email)s is already playing in this game.", n=index + 1, email=address),
                     "players", index))
@@ -170,7 +193,7 @@ def _form_problems(your_name: str, your_email: str, lines: list[str], *, teams: 
                     _("Line %(n)d: two players are called %(name)s: give them different names.",
                       n=index + 1, name=spec.name), "players", index))
             names.add(spec.name.casefold())
-            emails.add(address)
+            emails.add(canonical_key(address))
             spec = SeatSpec(name=spec.name, email=address, language=spec.language)
         specs.append(spec)
     if not lines:
@@ -189,8 +212,10 @@ def _form_problems(your_name: str, your_email: str, lines: list[str], *, teams: 
             check_game_name(name)
         except GameError:
             problems.append(SetupProblem(_("A game name has at most 80 characters and no line breaks."), "name"))
-    if not 0 < deadline_hours <= 24 * 30:  # also refuses NaN
-        problems.append(SetupProblem(_("Choose between 1 hour and 30 days for each move."), "deadline_hours"))
+    try:
+        service.check_deadline_hours(deadline_hours)
+    except GameError as exc:
+        problems.append(SetupProblem(exc.message, "deadline_hours"))
     try:
         reminder_ladder(reminders)
     except GameError:
@@ -218,6 +243,8 @@ def _option_problems(options: dict[str, Any], *, count: int, teams: bool) -> lis
 def _name_problem(text: str) -> str:
     if not text.strip():
         return _("Write your name as the other players will see it.")
+    if service.hides_characters(text):
+        return _(service.HIDDEN_IN_NAME)
     return _("A name has at most 40 characters and no line breaks.")
 
 
@@ -251,9 +278,13 @@ def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: s
                  teams: bool = False, name: str = "", deadline_hours: float = 72.0,
                  reminders: str = "50,85", on_timeout: str = "autoplay", table_talk: bool = False,
                  waiting_time: bool = False, end_settlement: str = "resolve",
-                 language: str = "en", ip: str = "", now: datetime | None = None) -> Proposal:
-    """A game set up at /new, waiting for its creator's confirmation: one email, to the creator.
+                 language: str = "en", ip: str = "", form_id: str = "", now: datetime | None = None) -> Proposal:
+    """A game set up at /new, waiting for its creator's confirmation: one email, to the creator,
+    written by the worker (which sends it only if the address may be mailed: `may_mail_unasked`).
     `waiting_time` and `end_settlement` are the engine's options (docs/rules.md R6.2, section 7).
+    One proposal per form (`form_id`, the page's nonce; see `form_key`): the same form sent again,
+    at once or later, is the same proposal. The answer says nothing about the addresses: whether
+    one said never or "I did not ask for this" shows only on the creator's confirmation page.
     SetupError (each problem on its field) or LimitReached, and nothing written, otherwise."""
     now = now or utcnow()
     lines = _lines(players)
@@ -262,59 +293,68 @@ def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: s
                                      on_timeout=on_timeout)
     options = {"end_settlement": end_settlement, "waiting_time": waiting_time}
     problems += _option_problems(options, count=len(lines) + 1, teams=teams)
-    if not problems:
-        never = suppressed_among(session, [s.email for s in specs])
-        if specs[0].email in never:
-            problems.append(SetupProblem(
-                _("This address asked us never to email it again, so we cannot send it a confirmation link."),
-                "your_email"))
-        problems += [SetupProblem(_(NEVER_SENT, email=spec.email), "players", index)
-                     for index, spec in enumerate(specs[1:]) if spec.email in never]
     if problems:
         raise SetupError(problems)
     setup = check_setup(specs, teams=teams, name=name, deadline_hours=deadline_hours,
                         reminders=reminders, on_timeout=on_timeout)
-    same = _same_proposal(session, specs[0].email or "", setup.specs, teams=teams, now=now)
-    if same is not None:  # the form sent twice (a double click): one game, one email
-        return same
-    limits.take(session, cfg, limits.CONFIRMATIONS_PER_ADDRESS, specs[0].email or "", now=now)
-    if ip:
-        limits.take(session, cfg, limits.LINKS_PER_IP, ip, now=now)
+    creator_email = specs[0].email or ""
     proposal = Proposal(
-        status=ProposalStatus.UNCONFIRMED, creator_email=specs[0].email or "", creator_position=0,
+        status=ProposalStatus.UNCONFIRMED, creator_email=creator_email, creator_position=0,
         nonce=secrets.token_hex(8), language=language, name=setup.name, teams=teams,
         options_json=json.dumps(options, sort_keys=True),
         deadline_hours=float(deadline_hours), reminders=",".join(f"{p:g}" for p in setup.reminders),
         on_timeout=on_timeout, table_talk=table_talk and not teams, created_at=now, updated_at=now,
         confirm_by=now + timedelta(seconds=links.CONFIRM_MAX_AGE))
-    session.add(proposal)
-    session.flush()
-    invitations = _seat_rows(session, proposal, setup.specs, creator=0, now=now)
-    letters.queue_confirmation(session, cfg, proposal, invitations)
+    proposal.form_key = form_key(form_id, proposal, setup.specs, now=now)
+    try:  # the database says whether this form made its proposal already, however close in time
+        with session.begin_nested():
+            session.add(proposal)
+    except IntegrityError:
+        return _sent_already(session, proposal.form_key)
+    limits.take(session, cfg, limits.CONFIRMATIONS_PER_ADDRESS, creator_email, now=now)
+    if ip:
+        limits.take(session, cfg, limits.LINKS_PER_IP, ip, now=now)
+    _seat_rows(session, proposal, setup.specs, creator=0, now=now)
+    letters.queue_confirmation(session, cfg, proposal)
     return proposal
 
 
-DOUBLE_SUBMIT = timedelta(minutes=2)
+DOUBLE_SUBMIT = timedelta(minutes=2)  # a form sent without its nonce: posts this close are one
+FORM_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")  # the /new page's nonce (secrets.token_urlsafe)
+EPOCH = datetime(1970, 1, 1)
 
 
-def _same_proposal(session: Session, creator_email: str, specs: Sequence[SeatSpec], *, teams: bool,
-                   now: datetime) -> Proposal | None:
-    """The creator's unconfirmed proposal of the same seats made moments ago, if any."""
-    wanted = [(s.name, s.email, s.kind, s.bot) for s in specs]
-    recent = session.exec(select(Proposal).where(
-        Proposal.creator_email == creator_email, Proposal.status == ProposalStatus.UNCONFIRMED,
-        col(Proposal.created_at) >= now - DOUBLE_SUBMIT).with_for_update()).all()
-    for proposal in recent:
-        seats = session.exec(select(Invitation).where(Invitation.proposal_id == proposal.id)
-                             .order_by(col(Invitation.position))).all()
-        if proposal.teams == teams and [(i.name, i.email, i.kind, i.bot) for i in seats] == wanted:
-            return proposal
-    return None
+def new_form_id() -> str:
+    """The nonce a /new page embeds: one proposal per page sent."""
+    return secrets.token_urlsafe(16)
+
+
+def form_key(form_id: str, proposal: Proposal, specs: Sequence[SeatSpec], *, now: datetime) -> str:
+    """The key of one /new form's proposal (Proposal.form_key, unique): a digest of the form's
+    nonce (without one, of the DOUBLE_SUBMIT window it came in), its creator's mailbox and
+    everything it chose. A form sent again unchanged has the key of its first proposal; changed
+    (the back button, a correction) it is another proposal."""
+    nonce = form_id if FORM_ID.match(form_id) else f"window {(now - EPOCH) // DOUBLE_SUBMIT}"
+    content = [nonce, canonical_key(proposal.creator_email), proposal.teams, proposal.name,
+               proposal.options_json, proposal.deadline_hours, proposal.reminders, proposal.on_timeout,
+               proposal.table_talk, [[s.name, canonical_key(s.email) if s.email else None, s.kind, s.bot,
+                                      s.language] for s in specs]]
+    return hashlib.sha256(json.dumps(content).encode()).hexdigest()
+
+
+def _sent_already(session: Session, key: str | None) -> Proposal:
+    """The proposal a form sent again made the first time: the same answer, nothing sent again."""
+    first = session.exec(select(Proposal).where(Proposal.form_key == key)).one()
+    if first.status != ProposalStatus.UNCONFIRMED:
+        raise GameError(_("This form was sent already and its game is set up. To start another game, "
+                          "open the form again."), 409)
+    return first
 
 
 def _seat_rows(session: Session, proposal: Proposal, specs: Sequence[SeatSpec], *, creator: int,
-               now: datetime) -> list[Invitation]:
-    """One invitation row per seat: the creator and bots accepted, humans waiting."""
+               now: datetime, typed: bool = True) -> list[Invitation]:
+    """One invitation row per seat: the creator and bots accepted, humans waiting; `typed`: the
+    creator typed these addresses (a rematch's they did not)."""
     assert proposal.id is not None
     remembered = remembered_languages(session, [s.email for s in specs])
     rows = []
@@ -326,7 +366,7 @@ def _seat_rows(session: Session, proposal: Proposal, specs: Sequence[SeatSpec], 
             status=InvitationStatus.ACCEPTED if accepted else InvitationStatus.WAITING,
             language=proposal.language if position == creator
             else spec.language or remembered.get(spec.email or "", proposal.language),
-            created_at=now, answered_at=now if accepted else None)
+            created_at=now, answered_at=now if accepted else None, creator_typed=typed)
         session.add(row)
         rows.append(row)
     session.flush()
@@ -355,7 +395,12 @@ def _confirmable(session: Session, cfg: Config, token: str, *, lock: bool) -> Pr
 
 
 def open_confirmation(session: Session, cfg: Config, token: str) -> ProposalView:
-    return _view(session, cfg, _confirmable(session, cfg, token, lock=False))
+    """The creator's own confirmation step: the game, and which invitees cannot be invited (said
+    never, or "I did not ask for this"), shown to nobody before (the link came by email, counted)."""
+    view = _view(session, cfg, _confirmable(session, cfg, token, lock=False))
+    unreachable = unreachable_among(session, [i.email for i in view.waiting])
+    view.unreachable = {i.position for i in view.waiting if (i.email or "").lower() in unreachable}
+    return view
 
 
 def confirm_proposal(session: Session, cfg: Config, token: str, *, now: datetime | None = None) -> ProposalView:
@@ -364,6 +409,7 @@ def confirm_proposal(session: Session, cfg: Config, token: str, *, now: datetime
     now = now or utcnow()
     proposal = _confirmable(session, cfg, token, lock=True)
     limits.take(session, cfg, limits.GAMES_PER_CREATOR, proposal.creator_email, now=now)
+    answered(session, proposal.creator_email, now=now)
     proposal.status = ProposalStatus.INVITING
     proposal.confirmed_at = proposal.updated_at = now
     session.add(proposal)
@@ -374,22 +420,48 @@ def confirm_proposal(session: Session, cfg: Config, token: str, *, now: datetime
 
 def _invite(session: Session, cfg: Config, view: ProposalView, rows: list[Invitation], *,
             now: datetime) -> None:
-    """Send one invitation to each of `rows`, within the creator's (not an admin's) and each
-    address's limits."""
+    """Send one invitation to each of `rows`, within the creator's (not an admin's) daily number
+    and each address's budget (`_count_invitation`). An address that said never or "I did not ask
+    for this" is not invited: its seat is declined at once (never invited), for the creator to
+    replace; each such seat counts against the creator as an invitation, so the creator's pages
+    are no free oracle of the never-list."""
     if not rows:
         return
-    if view.proposal.creator_position != letters.ORGANISER:
-        limits.take(session, cfg, limits.INVITATIONS_PER_CREATOR, view.proposal.creator_email, now=now,
+    proposal = view.proposal
+    if proposal.creator_position != letters.ORGANISER:
+        limits.take(session, cfg, limits.INVITATIONS_PER_CREATOR, proposal.creator_email, now=now,
                     count=len(rows))
+    unreachable = unreachable_among(session, [row.email for row in rows])
+    invited: list[tuple[Invitation, bool]] = []
     for row in rows:
-        limits.take(session, cfg, limits.INVITATIONS_PER_ADDRESS, row.email or "", now=now)
-        row.status = InvitationStatus.INVITED
-        row.invited_at = now
-        row.expires_at = now + timedelta(days=cfg.INVITATION_DAYS)
+        if (row.email or "").lower() in unreachable:
+            row.status, row.answered_at, row.expires_at = InvitationStatus.DECLINED, now, None
+        else:
+            plain = _count_invitation(session, cfg, proposal, row.email or "", now=now)
+            row.status, row.invited_at = InvitationStatus.INVITED, now
+            row.expires_at = now + timedelta(days=cfg.INVITATION_DAYS)
+            invited.append((row, plain))
         session.add(row)
     session.flush()
-    for row in rows:
-        letters.queue_invitation(session, cfg, view.proposal, row, view.invitations)
+    for row, plain in invited:
+        letters.queue_invitation(session, cfg, proposal, row, view.invitations, plain=plain)
+
+
+def _count_invitation(session: Session, cfg: Config, proposal: Proposal, email: str, *, now: datetime) -> bool:
+    """Count one invitation to `email` (LimitReached past a limit), and whether it is written
+    plain (`pbem.letters.invitations`: no words of the creator's but names, cut short). An admin's
+    counts against the address's daily invitations; one from a player the address has played
+    with against that pair's number only (a rematch, a friend's next game: nobody else can use
+    up the address's budget with them); any other against the address's UNASKED budget too."""
+    if proposal.creator_position == letters.ORGANISER:
+        limits.take(session, cfg, limits.INVITATIONS_PER_ADDRESS, email, now=now)
+        return False
+    if played_together(session, proposal.creator_email, email):
+        limits.take(session, cfg, INVITATIONS_PER_PAIR, pair_key(proposal.creator_email, email), now=now)
+        return False
+    take_unasked(session, cfg, email, now=now)
+    limits.take(session, cfg, limits.INVITATIONS_PER_ADDRESS, email, now=now)
+    return not _has_answered(session, email)
 
 
 def _start_if_ready(session: Session, cfg: Config, view: ProposalView, *, now: datetime) -> ProposalView:
@@ -403,7 +475,7 @@ def _start_if_ready(session: Session, cfg: Config, view: ProposalView, *, now: d
                       language=i.language if i.kind == SeatKind.HUMAN else None)
              for i in view.invitations]
     game = create_game(session, cfg, specs, teams=proposal.teams, options=_options(proposal),
-                       name=proposal.name, deadline_hours=proposal.deadline_hours,
+                       name=proposal.name, deadline_hours=service.bounded_deadline_hours(proposal.deadline_hours),
                        reminders=proposal.reminders, on_timeout=proposal.on_timeout,
                        table_talk=proposal.table_talk, now=now)
     proposal.status = ProposalStatus.STARTED
@@ -447,15 +519,13 @@ def replace_invitee(session: Session, cfg: Config, token: str, position: int, pl
     problems = [p for p in problems if p.field == "players" and p.seat is not None]
     spec = specs[-1] if not problems else None
     if spec is not None and spec.kind == SeatKind.HUMAN:
-        others = {(i.email or "") for i in view.invitations if i.position != position}
-        if spec.email in others:
+        others = {canonical_key(i.email or "") for i in view.invitations if i.position != position}
+        if canonical_key(spec.email or "") in others:
             problems.append(SetupProblem(_("%(email)s is already playing in this game.", email=spec.email),
                                          "players", 0))
         elif spec.name.casefold() in {i.name.casefold() for i in view.invitations if i.position != position}:
             problems.append(SetupProblem(_("Two players are called %(name)s: give them different names.",
                                            name=spec.name), "players", 0))
-        elif is_suppressed(session, spec.email):
-            problems.append(SetupProblem(_(NEVER_SENT, email=spec.email), "players", 0))
     if problems or spec is None:
         raise SetupError(problems)
     if spec.kind == SeatKind.BOT:
@@ -466,10 +536,11 @@ def replace_invitee(session: Session, cfg: Config, token: str, position: int, pl
             name = f"{spec.name} {n}"
         row.name, row.email, row.kind, row.bot = name, None, SeatKind.BOT, spec.bot
         row.status, row.answered_at = InvitationStatus.ACCEPTED, now
-    else:
+    else:  # invited as any invitee (one who said never is declined at once, and counted)
         row.name, row.email, row.kind, row.bot = spec.name, spec.email, SeatKind.HUMAN, None
         row.language = remembered_languages(session, [spec.email]).get(spec.email or "", proposal.language)
-        row.status, row.answered_at = InvitationStatus.WAITING, None
+        row.status, row.answered_at, row.invited_at = InvitationStatus.WAITING, None, None
+        row.creator_typed = True
     row.nonce = secrets.token_hex(8)  # the old invitee's links die
     row.expires_at = None
     session.add(row)
@@ -548,6 +619,7 @@ def accept_invitation(session: Session, cfg: Config, token: str, *,
     _answerable(row, proposal)
     row.status, row.answered_at = InvitationStatus.ACCEPTED, now
     session.add(row)
+    answered(session, row.email or "", now=now)
     session.flush()
     view = _start_if_ready(session, cfg, _view(session, cfg, proposal), now=now)
     return row, _view(session, cfg, view.proposal, reader=row)
@@ -581,9 +653,7 @@ def suppress(session: Session, cfg: Config, email: str, *, now: datetime | None 
     told), its seats in games under way are left to bots. Nothing is ever queued for it again."""
     now = now or utcnow()
     email = email.strip().lower()
-    if session.get(Suppression, email) is None:
-        session.add(Suppression(email=email, created_at=now))
-        session.flush()
+    suppression.add(session, email, now=now)
     rows = session.exec(select(Invitation, Proposal).join(Proposal, col(Proposal.id) == col(Invitation.proposal_id))
                         .where(col(Invitation.email) == email,
                                col(Invitation.status).in_(InvitationStatus.OPEN),
@@ -636,11 +706,144 @@ def expire_invitations(session: Session, cfg: Config, *, now: datetime | None = 
     return len(unconfirmed) + len(rows)
 
 
+# ---------------------------------------------------------------- mail an address did not ask for
+# Every email an address did not ask for itself (anyone can type it) counts against one budget
+# per mailbox and day (pbem/config.py): a confirmation link, a "my games" link, an invitation.
+# The two limits count the same events; the larger is the address's once it answered us.
+UNASKED = limits.Limit("unasked", "LIMIT_UNASKED_PER_ADDRESS_DAY", limits.DAY)
+UNASKED_KNOWN = limits.Limit("unasked", "LIMIT_UNASKED_PER_KNOWN_ADDRESS_DAY", limits.DAY)
+INVITATIONS_PER_PAIR = limits.Limit("invite_pair", "LIMIT_INVITATIONS_PER_PAIR_DAY", limits.DAY)
+# Why the worker did not write such an email (the admin outbox page shows it).
+BLOCKED = "the address said it did not ask for this: nobody's request mails it"
+OVER_BUDGET = "the address has had its emails it did not ask for today"
+PLAYS_NOTHING = "the address plays no game here"
+NOT_WAITING = "the game no longer waits for its confirmation"
+
+
+def _standing(session: Session, email: str, *, lock: bool = False) -> AddressStanding | None:
+    query = select(AddressStanding).where(AddressStanding.key == canonical_key(email))
+    return session.exec(query.with_for_update() if lock else query).first()
+
+
+def _stand(session: Session, email: str) -> AddressStanding:
+    """The standing of `email`'s mailbox, locked; made if it had none (two at once make one)."""
+    row = _standing(session, email, lock=True)
+    if row is None:
+        try:
+            with session.begin_nested():
+                session.add(AddressStanding(key=canonical_key(email)))
+        except IntegrityError:  # made at the same moment by another request
+            pass
+        row = _standing(session, email, lock=True)
+    assert row is not None
+    return row
+
+
+def answered(session: Session, email: str, *, now: datetime) -> None:
+    """`email`'s mailbox answered us (confirmed a game, accepted an invitation): its own."""
+    row = _stand(session, email)
+    if row.answered_at is None:
+        row.answered_at = now
+        session.add(row)
+
+
+def _has_answered(session: Session, email: str) -> bool:
+    row = _standing(session, email)
+    return row is not None and row.answered_at is not None
+
+
+def unreachable_among(session: Session, emails: Sequence[str | None]) -> set[str]:
+    """The lower-case addresses of `emails` nobody's request may mail: on the never-list, or
+    they said "I did not ask for this"."""
+    given = {e.strip().lower() for e in emails if e}
+    keys = {email: canonical_key(email) for email in given}
+    blocked = set(session.exec(select(AddressStanding.key).where(
+        col(AddressStanding.key).in_(sorted(set(keys.values()))), col(AddressStanding.blocked_at).is_not(None))).all())
+    return suppressed_among(session, given) | {email for email, key in keys.items() if key in blocked}
+
+
+def take_unasked(session: Session, cfg: Config, email: str, *, now: datetime) -> None:
+    """Count one email `email` did not ask for itself; LimitReached past its daily budget."""
+    limit = UNASKED_KNOWN if _has_answered(session, email) else UNASKED
+    limits.take(session, cfg, limit, email, now=now)
+
+
+def may_mail_unasked(session: Session, cfg: Config, email: str, *, now: datetime) -> str | None:
+    """Why `email` may not be sent one more email it did not ask for (None: it may, and that
+    email is counted). Asked by the worker, so the requester never learns the answer."""
+    if unreachable_among(session, [email]):
+        return BLOCKED
+    try:
+        take_unasked(session, cfg, email, now=now)
+    except limits.LimitReached:
+        return OVER_BUDGET
+    return None
+
+
+def pair_key(creator: str, invitee: str) -> str:
+    """The key one creator's invitations to one co-player are counted by (rate_event.key)."""
+    return hashlib.sha256(f"{canonical_key(creator)} {canonical_key(invitee)}".encode()).hexdigest()
+
+
+def played_together(session: Session, one: str, other: str) -> bool:
+    """Have the two addresses had seats in one game (any case)?"""
+    mine, theirs = aliased(Seat), aliased(Seat)
+    query = (select(mine.id).join(theirs, col(theirs.game_id) == col(mine.game_id))
+             .where(func.lower(col(mine.email)) == one.strip().lower(),
+                    func.lower(col(theirs.email)) == other.strip().lower()).limit(1))
+    return session.exec(query).first() is not None
+
+
+def read_not_me_token(cfg: Config, token: str) -> str:
+    return links.read_address(cfg, letters.NOT_ME_SALT, token)
+
+
+def is_blocked(session: Session, email: str) -> bool:
+    row = _standing(session, email)
+    return row is not None and row.blocked_at is not None
+
+
+def set_blocked(session: Session, cfg: Config, token: str, blocked: bool, *, now: datetime | None = None) -> str:
+    """"I did not ask for this" (`blocked`), or take it back: while blocked, no request of anyone
+    mails the address (a confirmation link, a "my games" link, an invitation) and games set up in
+    its name and not confirmed are dropped. Unlike "never email me again", its games, running or
+    being set up, are not touched. The address of the token."""
+    now = now or utcnow()
+    email = read_not_me_token(cfg, token)
+    row = _stand(session, email)
+    row.blocked_at = (row.blocked_at or now) if blocked else None
+    session.add(row)
+    if blocked:
+        for proposal in session.exec(select(Proposal).where(
+                func.lower(col(Proposal.creator_email)) == email,
+                col(Proposal.status) == ProposalStatus.UNCONFIRMED).with_for_update()).all():
+            proposal.status, proposal.updated_at = ProposalStatus.EXPIRED, now
+            session.add(proposal)
+    return email
+
+
+def write_confirmation(session: Session, cfg: Config, row: OutboxMessage, params: dict[str, Any],
+                       now: datetime) -> Email | Cancel:
+    """The writer of a queued confirmation link (pbem.mail.writers): plain to an address that
+    never answered us; cancelled if the address may not be mailed any more today."""
+    proposal_id = params.get("proposal_id")
+    proposal = session.get(Proposal, proposal_id) if isinstance(proposal_id, int) else None
+    if proposal is None or proposal.status != ProposalStatus.UNCONFIRMED:
+        return Cancel(NOT_WAITING)
+    refusal = may_mail_unasked(session, cfg, row.to_addr, now=now)
+    if refusal is not None:
+        return Cancel(refusal)
+    seats = _view(session, cfg, proposal).invitations
+    return letters.confirmation_email(cfg, proposal, seats, plain=not _has_answered(session, row.to_addr))
+
+
 # ---------------------------------------------------------------- "my games"
 def _known(session: Session, email: str) -> bool:
-    """Does `email` play with us: a seat, a proposal of theirs, or an invitation they got?"""
+    """Does `email` play with us: a seat, a game they confirmed, or an invitation they got?"""
     return (session.exec(select(Seat.id).where(func.lower(col(Seat.email)) == email).limit(1)).first() is not None
-            or session.exec(select(Proposal.id).where(Proposal.creator_email == email).limit(1)).first() is not None
+            or session.exec(select(Proposal.id).where(Proposal.creator_email == email,
+                                                      col(Proposal.confirmed_at).is_not(None))
+                            .limit(1)).first() is not None
             or session.exec(select(Invitation.id).where(Invitation.email == email,
                                                         col(Invitation.invited_at).is_not(None))
                             .limit(1)).first() is not None)
@@ -648,8 +851,9 @@ def _known(session: Session, email: str) -> bool:
 
 def request_my_games_link(session: Session, cfg: Config, email: str, *, ip: str, language: str = "en",
                           now: datetime | None = None) -> None:
-    """Email the address a link to its games, if it plays with us and did not say "never";
-    the caller answers the same either way (nobody learns who plays here)."""
+    """Ask for a link to the address's games: queued, whoever the address is, for the worker to
+    write if it plays with us and may be mailed (`write_my_games_link`); the request does the
+    same work for any address, so neither its answer nor its time says who plays here."""
     now = now or utcnow()
     try:
         email = check_email(email).lower()
@@ -658,9 +862,28 @@ def request_my_games_link(session: Session, cfg: Config, email: str, *, ip: str,
     limits.take(session, cfg, limits.LINKS_PER_ADDRESS, email, now=now)
     if ip:
         limits.take(session, cfg, limits.LINKS_PER_IP, ip, now=now)
-    if _known(session, email) and not is_suppressed(session, email):
-        remembered = session.get(AddressPreference, email)
-        letters.queue_my_games_link(session, cfg, email, remembered.language if remembered else language)
+    letters.queue_my_games_link(session, cfg, email, language)
+
+
+def write_my_games_link(session: Session, cfg: Config, row: OutboxMessage, params: dict[str, Any],
+                        now: datetime) -> Email | Cancel:
+    """The writer of a queued "my games" link: only to an address that plays with us and may
+    still be mailed today, in its remembered language (else the one it was asked in)."""
+    email = row.to_addr
+    if not _known(session, email):
+        return Cancel(PLAYS_NOTHING)
+    refusal = may_mail_unasked(session, cfg, email, now=now)
+    if refusal is not None:
+        return Cancel(refusal)
+    remembered = session.get(AddressPreference, email)
+    language = remembered.language if remembered else str(params.get("language", "en"))
+    return letters.my_games_link_email(cfg, email, language)
+
+
+def register_writers() -> None:
+    """Hand the mail transport the writers of the emails anyone can ask for (at start-up)."""
+    register_writer(letters.CONFIRM_KIND, write_confirmation)
+    register_writer(letters.MY_GAMES_KIND, write_my_games_link)
 
 
 def read_my_games_token(cfg: Config, token: str) -> str:
@@ -788,9 +1011,20 @@ def invite_players(session: Session, cfg: Config, players: Sequence[SeatSpec | s
 def rematch(session: Session, cfg: Config, seat_token: links.SeatToken, *,
             now: datetime | None = None) -> ProposalView:
     """Same players and options: the asking seat is the creator (their link proved the address),
-    the other humans are invited again, bots carried over."""
+    the other humans are invited again (by name: the creator's page shows no address it did not
+    type), bots carried over. One rematch of a game at a time: asked again (a double click) it is
+    the same one; asked by another player, refused (their invitation is on its way). It counts
+    against its creator's limits only: the others have played with them (`_count_invitation`)."""
     now = now or utcnow()
     game, seat = load_seat(session, seat_token)
+    service.lock_game(session, game.id or 0)  # two rematches of one game at once: one at a time
+    open_one = session.exec(select(Proposal).where(Proposal.rematch_of == game.id,
+                                                   col(Proposal.status).in_(ProposalStatus.OPEN))).first()
+    if open_one is not None:
+        if open_one.creator_position == seat.position:
+            return _view(session, cfg, open_one)
+        raise GameError(_("Another player has asked for a rematch of this game already: your invitation "
+                          "is in your email."), 409)
     if game.status not in (GameStatus.FINISHED, GameStatus.ABORTED):
         raise GameError(_("This game is not over yet: a rematch can start once it has ended."), 409)
     if not seat.email or seat.kind != SeatKind.HUMAN:
@@ -810,13 +1044,14 @@ def rematch(session: Session, cfg: Config, seat_token: links.SeatToken, *,
     proposal = Proposal(
         status=ProposalStatus.INVITING, creator_email=creator_email, creator_position=seat.position,
         nonce=secrets.token_hex(8), language=seat.language, name=game.name, teams=game.teams,
-        options_json=game.options_json, deadline_hours=game.deadline_hours, reminders=game.reminders,
+        options_json=game.options_json, deadline_hours=service.bounded_deadline_hours(game.deadline_hours),
+        reminders=game.reminders,
         on_timeout=game.on_timeout, table_talk=game.table_talk, created_at=now, updated_at=now,
         confirm_by=now, confirmed_at=now, rematch_of=game.id)
     session.add(proposal)
     session.flush()
     limits.take(session, cfg, limits.GAMES_PER_CREATOR, creator_email, now=now)
-    invitations = _seat_rows(session, proposal, specs, creator=seat.position, now=now)
+    invitations = _seat_rows(session, proposal, specs, creator=seat.position, now=now, typed=False)
     view = ProposalView(proposal, invitations, links.proposal_url(cfg, proposal.id or 0, proposal.nonce))
     _invite(session, cfg, view, [i for i in invitations if i.status == InvitationStatus.WAITING], now=now)
     return _start_if_ready(session, cfg, view, now=now)

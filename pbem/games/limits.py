@@ -3,16 +3,22 @@ web and worker process: games started and invitations sent per verified creator 
 invitations per invited address per day, and the emails anyone can ask for (a new game's
 confirmation link, a "my games" link) per address and per IP per hour. The numbers are
 settings (`pbem/config.py` LIMIT_*; docs/deployment.md).
+
+An address is counted by its mailbox (`pbem.addresses.canonical_key`: `victim+1@` and, on
+Gmail, `v.ictim@` are `victim@`), an IP by its client (`pbem.addresses.client_key`: an IPv6
+/64 is one client, as an IPv4 address is), whatever spelling the caller passes.
 """
 from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Literal
 
 from sqlalchemy import delete, text
 from sqlmodel import Session, col, select
 
+from pbem.addresses import canonical_key, client_key
 from pbem.config import Config
 from pbem.games.service import GameError
 from pbem.models import RateEvent, utcnow
@@ -23,14 +29,20 @@ DAY = timedelta(days=1)
 
 @dataclass(frozen=True)
 class Limit:
-    """At most `number(cfg)` events of `kind` per key within `window`."""
+    """At most `number(cfg)` events of `kind` per key within `window`; the key is an email
+    address (`per="address"`) or an IP (`per="ip"`)."""
 
     kind: str
     setting: str  # the Config field holding the number
     window: timedelta
+    per: Literal["address", "ip"] = "address"
 
     def number(self, cfg: Config) -> int:
         return int(getattr(cfg, self.setting))
+
+    def key_of(self, given: str) -> str:
+        """What is counted for `given`: its mailbox, or its client."""
+        return client_key(given) if self.per == "ip" else canonical_key(given)
 
 
 GAMES_PER_CREATOR = Limit("game", "LIMIT_GAMES_PER_CREATOR_DAY", DAY)
@@ -40,7 +52,7 @@ INVITATIONS_PER_ADDRESS = Limit("invite_received", "LIMIT_INVITATIONS_PER_ADDRES
 # games in an hour must not lock its owner out of "my games"); an IP's together.
 CONFIRMATIONS_PER_ADDRESS = Limit("confirm_address", "LIMIT_LINKS_PER_ADDRESS_HOUR", HOUR)
 LINKS_PER_ADDRESS = Limit("link_address", "LIMIT_LINKS_PER_ADDRESS_HOUR", HOUR)
-LINKS_PER_IP = Limit("link_ip", "LIMIT_LINKS_PER_IP_HOUR", HOUR)
+LINKS_PER_IP = Limit("link_ip", "LIMIT_LINKS_PER_IP_HOUR", HOUR, per="ip")
 
 
 class LimitReached(GameError):
@@ -66,7 +78,7 @@ def check(session: Session, cfg: Config, limit: Limit, key: str, *, now: datetim
           count: int = 1) -> None:
     """LimitReached if `count` more events of `limit` for `key` would pass its number."""
     now = now or utcnow()
-    key = key.lower()
+    key = limit.key_of(key)
     _serialise(session, limit, key)
     since = now - limit.window
     seen = session.exec(select(RateEvent.created_at).where(
@@ -83,8 +95,9 @@ def record(session: Session, limit: Limit, key: str, *, now: datetime | None = N
            count: int = 1) -> None:
     """Count `count` events of `limit` for `key` (in the caller's transaction)."""
     now = now or utcnow()
+    key = limit.key_of(key)
     for _ in range(count):
-        session.add(RateEvent(kind=limit.kind, key=key.lower(), created_at=now))
+        session.add(RateEvent(kind=limit.kind, key=key, created_at=now))
 
 
 def take(session: Session, cfg: Config, limit: Limit, key: str, *, now: datetime | None = None,

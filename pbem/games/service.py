@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import json
 import logging
+import math
 import random
 import re
 import secrets
@@ -17,8 +18,6 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from email.errors import HeaderParseError
-from email.headerregistry import Address
 from typing import Any
 
 import engine
@@ -29,6 +28,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
+from pbem.addresses import AddressRefused, canonical_key, check_address
 from pbem.schedule import turn_clock
 from pbem.games.clocks.notices import record_attacks  # "your ship was attacked" notices
 from pbem.config import Config
@@ -38,6 +38,7 @@ from pbem.mail.outbox import mail_domain  # the one Message-ID domain (thread id
 from pbem.mail.suppression import suppressed_among
 from pbem.i18n import LANGUAGES, PSEUDO
 from pbem.i18n import gettext as _  # what a player reads: in the seat's language (pages domain)
+from pbem.i18n import lazy
 from pbem.games.move_refusals import move_refusal
 from pbem.models import AddressPreference, Game, GameStatus, MoveRecord, Seat, SeatKind, utcnow
 from pbem.store import dump_state, load_state  # re-exported: many callers read a game's state here
@@ -47,7 +48,12 @@ MAX_GAME_NAME_LENGTH = 80  # a game's name: it leads every subject line
 # Forced turns played one after another at most (a game is shorter: I2), then a turn email.
 MAX_FORCED_CHAIN = 500
 BOT_RETRY_DELAY = timedelta(minutes=5)  # after an unexpected error in one game's bot move
-MAX_DEADLINE_HOURS = 24 * 365
+# The time a player has for each move, at every entry (the /new form, the dashboard, the CLI,
+# this service): `check_deadline_hours`. Less than an hour makes a bot-only game a busy loop of
+# the worker; more than 30 days is a game nobody remembers.
+MIN_DEADLINE_HOURS = 1
+MAX_DEADLINE_HOURS = 24 * 30
+DEADLINE_OUT_OF_RANGE = lazy("The deadline for each move must be between 1 hour and 30 days (720 hours).")
 ON_TIMEOUT_CHOICES = ("autoplay", "pause", "bot")
 NAME_NEEDED = "Every player needs a name. Give this player a name."
 
@@ -116,13 +122,27 @@ def check_language(code: str) -> str:
     return code.strip().lower()
 
 
+# The bidirectional controls: embeddings, overrides, isolates and the marks (LRM, RLM, ALM).
+# They reorder the text around them on a page or in an email: refused in names and in talk.
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+BIDI_CONTROLS = re.compile(f"[{_BIDI}]")
 # What a name may not hold: control characters (C0, DEL, C1: line breaks and tabs included),
-# the line and paragraph separators, and the bidirectional embeddings, overrides and isolates
-# (they reorder the text around the name on a page or in an email). Every other character is
-# fine: emoji sequences with their zero-width joiner (U+200D, the pirate flag) and the
-# zero-width non-joiner of Persian and Indic scripts (U+200C), the left-to-right and
-# right-to-left marks.
-_NOT_IN_NAMES = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# the line and paragraph separators and the bidirectional controls; nor the invisible spaces
+# (zero-width space, word joiner, byte order mark: "Ann" and "An\u200bn" would be two players
+# who look alike). Every other character is fine, the zero-width joiner of emoji sequences
+# (U+200D, the pirate flag) and the non-joiner of Persian and Indic scripts (U+200C) included,
+# when they stand inside a word (`_STRAY_JOINER`).
+_NOT_IN_NAMES = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}]")
+_INVISIBLE_IN_NAMES = re.compile("[\u200b\u2060\ufeff]")
+# A joiner at either end of a name, beside a space or beside another joiner joins nothing.
+_STRAY_JOINER = re.compile("(?<![^\\s\u200c\u200d])[\u200c\u200d]|[\u200c\u200d](?![^\\s\u200c\u200d])")
+HIDDEN_IN_NAME = lazy("A name may not hold invisible characters, such as zero-width spaces or text "
+                      "direction marks: type it again by hand.")
+
+
+def hides_characters(name: str) -> bool:
+    """Does `name` hold a character nobody sees (an invisible space, a stray joiner, a bidi control)?"""
+    return bool(BIDI_CONTROLS.search(name) or _INVISIBLE_IN_NAMES.search(name) or _STRAY_JOINER.search(name))
 
 
 def _check_text_name(name: str, what: str, limit: int) -> str:
@@ -132,6 +152,8 @@ def _check_text_name(name: str, what: str, limit: int) -> str:
         raise GameError(NAME_NEEDED if what == "A player name" else f"{what} may not be empty.")
     if _NOT_IN_NAMES.search(name):
         raise GameError(f"{what} may not contain line breaks or control characters.")
+    if _INVISIBLE_IN_NAMES.search(name) or _STRAY_JOINER.search(name):
+        raise GameError(f"{what} may not contain invisible characters such as zero-width spaces.")
     if len(name) > limit:
         raise GameError(f"{what} may have at most {limit} characters.")
     return name
@@ -147,24 +169,33 @@ def check_game_name(name: str) -> str:
     return _check_text_name(name, "A game name", MAX_GAME_NAME_LENGTH)
 
 
+class BadAddress(GameError):
+    """An address we do not write to: `message` says why, in the reader's language."""
+
+
 def check_email(address: str) -> str:
-    """A plain addr-spec (user@domain.tld), or GameError."""
-    address = address.strip()
-    bad = GameError(f"{address!r} is not an email address like ann@example.com.")
-    # ASCII only: not every SMTP server on the way speaks SMTPUTF8.
-    if not address or not address.isascii() or any(ch.isspace() or not ch.isprintable() for ch in address):
-        raise bad
+    """An address we write to, normalised (`pbem.addresses.check_address`: a mailbox at a domain
+    name, the domain in its ASCII form), or BadAddress saying why not."""
     try:
-        parsed = Address(addr_spec=address)
-    except (ValueError, IndexError, TypeError, HeaderParseError):
-        raise bad from None
-    # A quoted local part ("bob@evil.test"@example.com) is refused: relays and mail clients
-    # disagree on where it goes, and two spellings of one mailbox would dodge the duplicate check.
-    if not parsed.username or "." not in parsed.domain or parsed.addr_spec != address or '"' in address:
-        raise bad
-    if len(address) > 254:
-        raise bad
-    return address
+        return check_address(address)
+    except AddressRefused as exc:
+        raise BadAddress(exc.sentence) from None
+
+
+def check_deadline_hours(hours: float) -> float:
+    """The hours a player has for each move, between MIN_DEADLINE_HOURS and MAX_DEADLINE_HOURS
+    (NaN and infinity refused), or GameError: every entry's one check."""
+    if isinstance(hours, bool) or not isinstance(hours, (int, float)) \
+            or not MIN_DEADLINE_HOURS <= hours <= MAX_DEADLINE_HOURS:  # NaN compares false
+        raise GameError(_(DEADLINE_OUT_OF_RANGE))
+    return float(hours)
+
+
+def bounded_deadline_hours(hours: float) -> float:
+    """`hours` brought within the bounds: a rematch, or a proposal, of a game set up before them."""
+    if not math.isfinite(hours):
+        return 72.0
+    return min(max(float(hours), MIN_DEADLINE_HOURS), MAX_DEADLINE_HOURS)
 
 
 def parse_player(text: str) -> SeatSpec:
@@ -331,10 +362,10 @@ def setup_problems(players: Sequence[SeatSpec], *, teams: bool = False, seed: in
             continue
         bad_email = _problem(check_email, spec.email, "email", seat)
         problems.append(bad_email)
-        if bad_email is None:
-            if spec.email.strip().lower() in seen_emails:
+        if bad_email is None:  # one mailbox, one seat: ann@ and Ann+x@ are the same person
+            if canonical_key(spec.email) in seen_emails:
                 problems.append(SetupProblem("Two seats have the same email address."))
-            seen_emails.add(spec.email.strip().lower())
+            seen_emails.add(canonical_key(spec.email))
     try:
         opts = options if isinstance(options, engine.Options) else parse_options(options)
     except GameError as exc:
@@ -359,9 +390,7 @@ def setup_problems(players: Sequence[SeatSpec], *, teams: bool = False, seed: in
             problems.append(SetupProblem(str(exc)))
     if on_timeout not in ON_TIMEOUT_CHOICES:
         problems.append(SetupProblem(f"on_timeout must be one of {', '.join(ON_TIMEOUT_CHOICES)}.", "on_timeout"))
-    if not 0 < deadline_hours <= MAX_DEADLINE_HOURS:  # also refuses NaN
-        problems.append(SetupProblem(f"The deadline must be between 0 and {MAX_DEADLINE_HOURS} hours.",
-                                     "deadline_hours"))
+    problems.append(_problem(check_deadline_hours, deadline_hours, "deadline_hours"))
     problems.append(_problem(reminder_ladder, reminders, "reminders"))
     if name.strip():
         problems.append(_problem(check_game_name, name, "name"))
@@ -374,7 +403,8 @@ def _naming_the_seat(problem: SetupProblem, players: Sequence[SeatSpec]) -> Setu
     if problem.seat is None:
         return problem
     name = unicodedata.normalize("NFC", players[problem.seat].name).strip()
-    shown = f" ({name})" if name and len(name) <= MAX_NAME_LENGTH and not _NOT_IN_NAMES.search(name) else ""
+    shown = f" ({name})" if (name and len(name) <= MAX_NAME_LENGTH and not _NOT_IN_NAMES.search(name)
+                              and not hides_characters(name)) else ""
     return SetupProblem(f"Seat {problem.seat + 1}{shown}: {problem.message}", problem.field, problem.seat)
 
 
@@ -407,7 +437,7 @@ def check_setup(players: Sequence[SeatSpec | str], *, teams: bool = False, seed:
     if problems:
         raise SetupError(problems)
     return GameSetup(
-        specs=_number_bots([replace(s, name=check_name(s.name), email=s.email and s.email.strip())
+        specs=_number_bots([replace(s, name=check_name(s.name), email=s.email and check_email(s.email))
                             for s in specs]),
         options=options if isinstance(options, engine.Options) else parse_options(options),
         name=check_game_name(name) if name.strip() else "",

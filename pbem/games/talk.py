@@ -12,10 +12,11 @@ from sqlalchemy import ColumnElement, func, or_
 from sqlmodel import Session, col, select
 
 from pbem.config import Config
+from pbem.games.service import BIDI_CONTROLS
 from pbem.letters import replies
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.models import Game, Seat, TalkMessage
+from pbem.models import Game, GameStatus, Seat, SeatKind, TalkMessage
 
 MAX_TALK_CHARS = 1000
 MAX_TALK_PER_HOUR = 20
@@ -24,6 +25,11 @@ _TAG = re.compile(r"<[^>]*>")
 
 # Why words were not passed on (`Said.refused`: the msgid; `Said.refused_text`: in words).
 NO_TABLE_TALK = lazy("Table talk is off in this game: your words were not passed on.")
+TALK_ENDED = lazy("This game is over, and its talk with it: your words were not passed on.")
+WRITER_LEFT = lazy("You have left this game: your words were not passed on.")
+ONLY_BOTS = lazy("Only bots would read your words, so they were not passed on.")
+BIDI_IN_TALK = lazy("Your words hold characters that change the direction of the text around them: "
+                    "send them again without those characters (these words were not passed on).")
 TOO_MUCH_TALK = lazy("You have sent %(count)s messages in the last hour: wait a little "
                      "before the next one (this one was not passed on).")
 
@@ -36,6 +42,7 @@ class Said:
     listeners: tuple[str, ...] = ()  # their names
     refused: str | None = None
     cut: bool = False  # shortened to MAX_TALK_CHARS
+    to_table: bool = False  # table talk (every other player reads it), not a partner's
 
     @property
     def refused_text(self) -> str:
@@ -58,11 +65,38 @@ def clean(text: str) -> str:
     return "\n".join(" ".join(line.split()) for line in text.split("\n")).strip()
 
 
+def reorders(text: str) -> bool:
+    """Does `text` hold a bidirectional control (pbem.games.service.BIDI_CONTROLS)? Talk refuses
+    them as names do: they would turn the page or the email around the words, our own included."""
+    return BIDI_CONTROLS.search(text) is not None
+
+
+def _reads_talk(seat: Seat) -> bool:
+    """A person who still plays: bots, seats handed to a bot and players who left read nothing."""
+    return seat.kind == SeatKind.HUMAN and not seat.handed_to_bot and not seat.left_game
+
+
 def _audience(game: Game, seats: list[Seat], seat: Seat) -> tuple[int | None, list[Seat]] | None:
     if game.teams:
-        return seat.team, [s for s in seats if s.team == seat.team and s.position != seat.position]
+        return seat.team, [s for s in seats if s.team == seat.team and s.position != seat.position
+                           and _reads_talk(s)]
     if game.table_talk:
-        return None, [s for s in seats if s.position != seat.position]
+        return None, [s for s in seats if s.position != seat.position and _reads_talk(s)]
+    return None
+
+
+def refusal(game: Game, seats: list[Seat], seat: Seat) -> str | None:
+    """Why `seat` cannot talk in `game` now (a msgid), or None: talk ends with the game and for a
+    player who left, is off in an individual game without table talk, and goes to people only."""
+    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+        return TALK_ENDED
+    if seat.left_game:
+        return WRITER_LEFT
+    audience = _audience(game, seats, seat)
+    if audience is None:
+        return NO_TABLE_TALK
+    if not audience[1]:
+        return ONLY_BOTS
     return None
 
 
@@ -72,9 +106,12 @@ def say(session: Session, cfg: Config, game: Game, seats: list[Seat], seat: Seat
     text = clean(text)
     if not text:
         return Said()
+    if reorders(text):
+        return Said(text=BIDI_CONTROLS.sub("", text), refused=BIDI_IN_TALK)
+    refused = refusal(game, seats, seat)
     audience = _audience(game, seats, seat)
-    if audience is None:
-        return Said(text=text, refused=NO_TABLE_TALK)
+    if refused is not None or audience is None:
+        return Said(text=text, refused=refused or NO_TABLE_TALK)
     recent = session.exec(select(func.count()).select_from(TalkMessage).where(
         TalkMessage.game_id == game.id, TalkMessage.seat == seat.position,
         col(TalkMessage.created_at) > now - timedelta(hours=1))).one()
@@ -90,9 +127,10 @@ def say(session: Session, cfg: Config, game: Game, seats: list[Seat], seat: Seat
                             created_at=now, delivered_at=now if long else None))
     if long:
         for listener in listeners:
-            replies.queue_heard(session, cfg, game, listener, seat.name, text)
+            if not listener.unsubscribed:  # talk emails are news: the game page still shows them
+                replies.queue_heard(session, cfg, game, listener, seat.name, text, to_table=to_team is None)
     session.flush()
-    return Said(text=text, listeners=tuple(s.name for s in listeners), cut=cut)
+    return Said(text=text, listeners=tuple(s.name for s in listeners), cut=cut, to_table=to_team is None)
 
 
 def _readable_by(seat: Seat) -> ColumnElement[bool]:

@@ -1,12 +1,21 @@
 """The one handler both receivers (SMTP, IMAP) call with a received email.
 
 Who may play: the reply must go to a reply address we signed (`pbem.links.reply_address`) for
-a seat, come From that seat's own address, and not fail DMARC at our own server. Anything else
-is dropped without an answer (answering a forged From is backscatter), as is every message a
-machine sent (auto-replies, bounces: no mail loops). A Message-ID acts once. Every other reply
-is answered, to the seat's stored address: played, not played and why, the game moved on, the
-game is over or paused. The move goes through `service.apply_game_move`, as a move link's does:
-the same version check, move log, emails and audit.
+a seat, come From that seat's own address (exactly one From, one plain address), and not fail
+DMARC at our own server. Anything else is dropped without an answer (answering a forged From
+is backscatter), as is every message a machine sent (auto-replies, bounces: no mail loops). A
+Message-ID acts once. Only replies with a verified token count against the sender's hourly limit.
+
+What is read: only the writer's own new text (`quotes.strip_quotes`, which also cuts at the
+first line of an email we sent that seat), and a move only when it is named without doubt
+(`commands.read_reply`). Words go to the partner or the table only when the writer meant them:
+a `say` line always, the reply's other lines only with a move that was played, everything sent
+to a talk address (`links.talk_address`: the Reply-To of a talk email).
+
+Every other reply is answered, to the seat's stored address: played, not played and why, the
+game moved on, the game is over or paused, and what was passed on to whom. The move goes
+through `service.apply_game_move`, as a move link's does: the same version check, move log,
+emails and audit.
 """
 from __future__ import annotations
 
@@ -14,6 +23,8 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit
 
 import engine
 from sqlalchemy import func
@@ -21,57 +32,71 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from pbem import links
+from pbem import i18n, links
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games import service, talk
-from pbem.inbound import commands, quotes
-from pbem.inbound.message import Inbound, TooLarge, read_message
-from pbem import i18n
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
+from pbem.inbound import commands, quotes
+from pbem.inbound.message import Inbound, Rejected, read_message
 from pbem.letters import board, replies
 from pbem.letters.heard import take_unread
-from pbem.models import Game, GameStatus, InboundMail, Seat, utcnow
+from pbem.models import Game, GameStatus, InboundMail, OutboxMessage, Seat, utcnow
 from pbem.store import load_state
 
 log = logging.getLogger("pbem.inbound")
 
 # Replies per sender address and hour past which nothing is read (counted in the database, so
 # every receiver process shares it); the first one over the limit is answered, then silence.
+# Only replies that carry a verified token of one of that address's seats count.
 MAX_REPLIES_PER_HOUR = 120  # a live game of two eager players sends about one a minute each
+COUNTED = ("played", "refused", "talk", "flood")  # the outcomes of a verified reply
+# The emails we sent a seat that its reply may quote: the one it answers and the latest few.
+OUR_LATEST_EMAILS = 4
 
 # The reasons an answer gives (msgids of the `pages` catalog: written in the seat's language).
-DAMAGED = lazy("This reply address is damaged or is not one of ours, so nothing was played. Reply to "
-               "your latest email from the game (its reply address changes every turn).")
 MOVED_ON = lazy("The game has moved on since the email you answered: nothing was played. Here is the game now.")
 NOT_YOUR_TURN = lazy("It is not your turn: nothing was played.")
 NO_MOVE = lazy("Your reply had no move in it that we could read.")
 TALK_ONLY = lazy("your reply had no move in it, only words for your partner.")
+TALK_ONLY_TABLE = lazy("your reply had no move in it, only words for the table.")
 FLOOD = lazy("You sent more than %(limit)s replies in an hour: replies from your address are not read for a "
              "while. Nothing was played.")
 TALK_NOT_PASSED = lazy("The game is not running, so the words in your reply were not passed on.")
 BOT_PLAYS = lazy("A bot plays your seat now; ask the game's admin to hand it back to you.")
+NOT_PLAYED_NOT_PASSED = lazy("Nothing was played, so the other words of your reply were not passed on.")
+SAY_TO_TALK = lazy('Nothing was passed on: to send words without a move, start your reply with "say".')
+NO_MOVES_BY_TALK = lazy("Replies to a talk email pass words on and play no move: to move, reply to your "
+                        "latest turn email or open one of its links.")
+WENT_TO = lazy("Your words went to %(listeners)s: “%(words)s”")
+WENT_TO_CUT = lazy("Your words went to %(listeners)s, shortened to fit: “%(words)s”")
+WENT_TO_TABLE = lazy("Your words went to the whole table (%(listeners)s): “%(words)s”")
+WENT_TO_TABLE_CUT = lazy("Your words went to the whole table (%(listeners)s), shortened to fit: “%(words)s”")
 
 
 @dataclass(frozen=True)
 class Handled:
     """What became of one received email (logged, stored, and what the tests look at)."""
 
-    outcome: str  # played | refused | talk | ignored
+    outcome: str  # played | refused | talk | flood | ignored
     reason: str
     answered: bool = False
     game_id: int | None = None
+    passed_on: str = ""  # the words that went to the partner or the table ("" for none)
 
 
 def handle_message(db: Engine, cfg: Config, raw: bytes, *, envelope_from: str | None = None,
                    envelope_rcpts: Iterable[str] = (), now: datetime | None = None) -> Handled:
-    """Read one received email and act on it once (see the module docstring)."""
+    """Read one received email and act on it once (see the module docstring). Raises
+    `message.Rejected` (nothing stored: the receiver answers its 5xx code, the IMAP poller
+    quarantines it) for a message over a bound or malformed."""
     try:
         mail = read_message(raw, envelope_from=envelope_from, envelope_rcpts=envelope_rcpts,
                             authserv_id=links.reply_domain(cfg))
-    except TooLarge as exc:
-        return _logged(Handled("ignored", f"too large: {exc}"))
+    except Rejected as exc:
+        log.info("reply rejected (%s): %s", exc.code, exc.reason)
+        raise
     now = now or utcnow()
     token = next((t for t in (links.parse_reply_address(cfg, a) for a in mail.recipients) if t), None)
     try:
@@ -97,6 +122,8 @@ def _handle(session: Session, cfg: Config, mail: Inbound, token: links.ReplyToke
             now: datetime) -> Handled:
     if mail.machine:
         return Handled("ignored", f"sent by a machine ({mail.machine}): never answered")
+    if mail.sender_problem:
+        return Handled("ignored", f"sender not one plain address ({mail.sender_problem}): never answered")
     if token is None:
         return Handled("ignored", "not sent to a reply address of ours")
     try:
@@ -108,92 +135,162 @@ def _handle(session: Session, cfg: Config, mail: Inbound, token: links.ReplyToke
         return Handled("ignored", "From is not the seat's address: never answered", game_id=game.id)
     if mail.dmarc_failed:
         return Handled("ignored", "DMARC failed at our server: never answered", game_id=game.id)
+    if not links.reply_signed(cfg, token, seat.link_nonce):
+        return Handled("ignored", "token does not verify: never answered", game_id=game.id)
     with i18n.using(getattr(seat, "language", None)):  # every word of the answer: the seat's language
         return _answered(session, cfg, mail, token, game, seats, seat, now)
 
 
 def _answered(session: Session, cfg: Config, mail: Inbound, token: links.ReplyToken, game: Game,
               seats: list[Seat], seat: Seat, now: datetime) -> Handled:
-    """A reply from the seat's own address: played, or answered with why not."""
+    """A verified reply from the seat's own address: played, or answered with why not."""
     state = load_state(game)
     if _replies_this_hour(session, mail.from_addr, now) >= MAX_REPLIES_PER_HOUR:
-        if _replies_this_hour(session, mail.from_addr, now, outcome="flood") > 0:
+        if _replies_this_hour(session, mail.from_addr, now, outcomes=("flood",)) > 0:
             return Handled("flood", "rate-limited: not answered again", game_id=game.id)
         answered = _answer(session, cfg, game, seat, state, reason=_(FLOOD, limit=MAX_REPLIES_PER_HOUR))
         return Handled("flood", "rate-limited", answered, game.id)
-    if not links.reply_signed(cfg, token, seat.link_nonce):
-        return Handled("refused", "bad signature", _answer(session, cfg, game, seat, state, reason=_(DAMAGED)),
-                       game.id)
-    return _play(session, cfg, game, seats, seat, state, mail, token, now)
+    return _Reply(session, cfg, game, seats, seat, state, mail, token, now).act()
 
 
-def _replies_this_hour(session: Session, address: str, now: datetime, outcome: str | None = None) -> int:
+def _replies_this_hour(session: Session, address: str, now: datetime,
+                       outcomes: tuple[str, ...] = COUNTED) -> int:
     query = select(func.count()).select_from(InboundMail).where(
-        InboundMail.from_addr == address, col(InboundMail.received_at) > now - timedelta(hours=1))
-    if outcome is not None:
-        query = query.where(InboundMail.outcome == outcome)
+        InboundMail.from_addr == address, col(InboundMail.received_at) > now - timedelta(hours=1),
+        col(InboundMail.outcome).in_(outcomes))
     return int(session.exec(query).one())
 
 
-def _play(session: Session, cfg: Config, game: Game, seats: list[Seat], seat: Seat,
-          state: engine.GameState, mail: Inbound, token: links.ReplyToken, now: datetime) -> Handled:
-    if game.status != GameStatus.RUNNING:
+class _Reply:
+    """One verified reply read against the seat's game: what it plays and what it says."""
+
+    def __init__(self, session: Session, cfg: Config, game: Game, seats: list[Seat], seat: Seat,
+                 state: engine.GameState, mail: Inbound, token: links.ReplyToken, now: datetime) -> None:
+        self.session, self.cfg, self.game, self.seats, self.seat = session, cfg, game, seats, seat
+        self.state, self.mail, self.token, self.now = state, mail, token, now
+        self.view = engine.player_view(state, seat.position)
+        self.labels = move_labels(self.view, seat.language)
+        ours = our_email(session, cfg, seat, mail.answered_ids, self.labels)
+        self.reading = commands.read_reply(
+            quotes.strip_quotes(mail.text, ours), self.view["legal_moves"], labels=self.labels,
+            languages=reading_languages(seat.language), own_names=own_names(seat.name))
+        self.notes: list[str] = []
+        self.passed = ""
+
+    def act(self) -> Handled:
+        reading, game = self.reading, self.game
+        if game.status != GameStatus.RUNNING:
+            try:
+                service.check_running(game)
+            except service.GameError as exc:
+                reason = exc.message
+            if reading.said or reading.remarks:
+                self.notes.append(_(TALK_NOT_PASSED))
+            return self._refused(game.status, reason)
+        if self.token.talk:
+            self._pass_on([*reading.said, *reading.remarks])
+            if reading.command is not None:
+                self.notes.append(_(NO_MOVES_BY_TALK))
+            return self._talked() if self.passed else self._refused("talk address, nothing to pass on", _(NO_MOVE))
+        self._pass_on(reading.said)
+        if self.token.version != game.version:
+            return self._refused("old turn", _(MOVED_ON), since=self.token.version)
+        if reading.move is None:
+            if reading.problem is None and self.passed:
+                return self._talked()
+            if reading.remarks and reading.command is None and not reading.said \
+                    and talk.refusal(game, self.seats, self.seat) is None:
+                self.notes.append(_(SAY_TO_TALK))
+            return self._refused(reading.problem or "no move", reading.problem or _(
+                NO_MOVE if self.state.to_move == self.seat.position else NOT_YOUR_TURN))
+        if self.seat.handed_to_bot:
+            return self._refused("bot plays", _(BOT_PLAYS))
         try:
-            service.check_running(game)
+            outcome = service.apply_game_move(self.session, self.cfg, game.id, self.seat.position,  # type: ignore[arg-type]  # stored: its id is set
+                                              reading.move, expected_version=self.token.version,
+                                              source="player", now=self.now, game=game, seats=self.seats)
         except service.GameError as exc:
-            reason = exc.message
-        # Words that would have gone to the partner (or the table) are not kept: say so.
-        said = commands.read_reply(quotes.strip_quotes(mail.text), []).talk
-        notes = [_(TALK_NOT_PASSED)] if said and (game.teams or game.table_talk) else []
-        return Handled("refused", game.status, _answer(session, cfg, game, seat, state, reason=reason,
-                                                       notes=notes), game.id)
-    view = engine.player_view(state, seat.position)
-    reading = commands.read_reply(quotes.strip_quotes(mail.text), view["legal_moves"])
-    notes, heard, passed_on = _talk(session, cfg, game, seats, seat, reading.talk, now)
-    if token.version != game.version:
-        return Handled("refused", "old turn", _answer(session, cfg, game, seat, state, reason=_(MOVED_ON),
-                                                      since=token.version, notes=notes, heard=heard), game.id)
-    if reading.move is None:
-        if reading.problem is None and passed_on:
-            answered = _answer(session, cfg, game, seat, state, reason=_(TALK_ONLY), notes=notes, heard=heard)
-            return Handled("talk", "words for the partner only", answered, game.id)
-        reason = reading.problem or _(NO_MOVE if state.to_move == seat.position else NOT_YOUR_TURN)
-        return Handled("refused", reason, _answer(session, cfg, game, seat, state, reason=reason,
-                                                  notes=notes, heard=heard), game.id)
-    if seat.handed_to_bot:
-        return Handled("refused", "bot plays", _answer(session, cfg, game, seat, state, reason=_(BOT_PLAYS)), game.id)
-    try:
-        outcome = service.apply_game_move(session, cfg, game.id, seat.position, reading.move,  # type: ignore[arg-type]  # stored: its id is set
-                                          expected_version=token.version, source="player", now=now,
-                                          game=game, seats=seats)
-    except service.GameError as exc:
-        return Handled("refused", exc.message, _answer(session, cfg, game, seat, state, reason=exc.message,
-                                                       notes=notes, heard=heard), game.id)
-    after = load_state(game)
-    happened = [board.describe_event(e, after.players, seat.position) for e in outcome.events]
-    played = board.describe_move(outcome.move, view)
-    answered = _answer(session, cfg, game, seat, after, played=played, happened=happened, notes=notes,
-                       heard=heard)
-    return Handled("played", played, answered, game.id)
+            return self._refused(exc.message, exc.message)
+        self._pass_on(reading.remarks)
+        after = load_state(game)
+        happened = [board.describe_event(e, after.players, self.seat.position) for e in outcome.events]
+        played = board.describe_move(outcome.move, self.view)
+        answered = self._answer(after, played=played, happened=happened)
+        return Handled("played", played, answered, game.id, self.passed)
 
-
-def _talk(session: Session, cfg: Config, game: Game, seats: list[Seat], seat: Seat, lines: list[str],
-          now: datetime) -> tuple[list[str], list[dict[str, str]], bool]:
-    """Pass the reply's words on; what to tell the speaker, the partner's unread words, and
-    whether the words were passed on."""
-    notes: list[str] = []
-    passed_on = False
-    if lines:
-        said = talk.say(session, cfg, game, seats, seat, "\n".join(lines), now)
+    def _pass_on(self, lines: list[str]) -> None:
+        """Pass `lines` on to the partner or the table, and note for the answer what went to whom."""
+        if not lines:
+            return
+        said = talk.say(self.session, self.cfg, self.game, self.seats, self.seat, "\n".join(lines), self.now)
         if said.refused:
-            notes.append(said.refused_text)
+            self.notes.append(said.refused_text)
         elif said.listeners:
-            passed_on = True
+            self.passed = "\n".join(filter(None, [self.passed, said.text]))
             listeners = _(" and ").join(said.listeners)
-            notes.append(_("Your words went to %(listeners)s (shortened to fit).", listeners=listeners) if said.cut
-                         else _("Your words went to %(listeners)s.", listeners=listeners))
-    return notes, take_unread(session, game, seats, seat, now), passed_on
+            message = (WENT_TO_TABLE_CUT if said.cut else WENT_TO_TABLE) if said.to_table \
+                else (WENT_TO_CUT if said.cut else WENT_TO)
+            self.notes.append(_(message, listeners=listeners, words=said.text))
+
+    def _talked(self) -> Handled:
+        reason = _(TALK_ONLY_TABLE if not self.game.teams else TALK_ONLY)
+        return Handled("talk", "words passed on only", self._answer(self.state, reason=reason), self.game.id,
+                       self.passed)
+
+    def _refused(self, why: str, reason: str, since: int | None = None) -> Handled:
+        if self.reading.remarks and not self.passed and not self.notes and self.reading.command is not None:
+            self.notes.append(_(NOT_PLAYED_NOT_PASSED))
+        return Handled("refused", why, self._answer(self.state, reason=reason, since=since), self.game.id,
+                       self.passed)
+
+    def _answer(self, state: engine.GameState, **kwargs: Any) -> bool:
+        heard = take_unread(self.session, self.game, self.seats, self.seat, self.now)
+        return replies.queue_answer(self.session, self.cfg, self.game, self.seat, state, notes=self.notes,
+                                    heard=heard, **kwargs) is not None
 
 
-def _answer(session: Session, cfg: Config, game: Game, seat: Seat, state: engine.GameState, **kwargs: object) -> bool:
-    return replies.queue_answer(session, cfg, game, seat, state, **kwargs) is not None  # type: ignore[arg-type]
+def _answer(session: Session, cfg: Config, game: Game, seat: Seat, state: engine.GameState, **kwargs: Any) -> bool:
+    return replies.queue_answer(session, cfg, game, seat, state, **kwargs) is not None
+
+
+def reading_languages(language: str | None) -> tuple[str, ...]:
+    """The languages a seat's reply is read in: its own, then English."""
+    own = language if language in commands.LANGUAGES else "en"
+    return (own,) if own == "en" else (own, "en")
+
+
+def own_names(name: str) -> list[str]:
+    """The writer's seat name and its words ("Ann Smith", "Ann", "Smith"): a signature, never talk."""
+    return [name, *name.split()] if len(name.split()) > 1 else [name]
+
+
+def move_labels(view: dict[str, Any], language: str | None) -> list[list[str]]:
+    """For each legal move of `view`, the labels our emails print for it: in the seat's language
+    and in English (the same presenter as the emails, `board.describe_move`)."""
+    labels: list[list[str]] = [[] for _ in view["legal_moves"]]
+    for lang in reading_languages(language):
+        with i18n.using(lang):
+            for i, move in enumerate(view["legal_moves"]):
+                text = board.describe_move(move, view)
+                if text not in labels[i]:
+                    labels[i].append(text)
+    return labels
+
+
+def our_email(session: Session, cfg: Config, seat: Seat, answered_ids: Iterable[str],
+              labels: list[list[str]]) -> quotes.OurEmail:
+    """What we sent `seat` that its reply may quote: the email it answers (by Message-ID) and the
+    latest ones, their text and HTML; the move labels as printed; our link hosts."""
+    sent = (col(OutboxMessage.seat_id) == seat.id, col(OutboxMessage.deferred).is_(None))
+    rows = list(session.exec(select(OutboxMessage.text_body, OutboxMessage.html_body).where(
+        *sent, col(OutboxMessage.game_id) == seat.game_id).order_by(col(OutboxMessage.id).desc())
+        .limit(OUR_LATEST_EMAILS)).all())
+    ids = [i for i in answered_ids if i]
+    if ids:
+        rows += session.exec(select(OutboxMessage.text_body, OutboxMessage.html_body).where(
+            *sent, col(OutboxMessage.message_id).in_(ids))).all()
+    texts = [text for row in rows for text in row if text]  # quotes.our_email reads HTML too
+    printed = [line for i, texts_of_move in enumerate(labels, 1) for label in texts_of_move
+               for line in (label, f"{i}. {label}")]
+    hosts = [h for h in (urlsplit(cfg.BASE_URL).hostname, links.reply_domain(cfg)) if h]
+    return quotes.our_email(texts, printed, hosts)

@@ -461,8 +461,8 @@ def describe_move(move: dict[str, Any], view: dict[str, Any]) -> str:
     if action == "draw":
         return _("Draw a card")
     code = move.get("card", "")
-    if action == "discard":
-        return _("Discard %(card)s", card=card_name(code))
+    if action == "discard":  # the Admiral apart: French elides its article ("l'Amiral")
+        return _("Discard Admiral") if code == "AD" else _("Discard %(card)s", card=card_name(code))
     if code.startswith("M"):
         return _("Play your merchant ship (%(gold)s gold)", gold=code[1:])
     target = move.get("target")

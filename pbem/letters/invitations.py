@@ -5,8 +5,14 @@ of invitations left unanswered, an invitee told the game was cancelled, and the 
 None of these is about a seat: each carries the address's "never email me again" link (in its
 footer and as its one-click List-Unsubscribe) instead of a seat's unsubscribe link, and none is
 queued for an address on the suppression list. They show names, the game's setup and its clock,
-never a hand. Each is written in its reader's language: the creator's (`proposal.language`), the
-invitee's (`invitation.language`), or the one the visitor asked in (the "my games" link).
+never a hand, and no address but the reader's own. Each is written in its reader's language: the
+creator's (`proposal.language`), the invitee's (`invitation.language`), or the one the visitor
+asked in (the "my games" link).
+
+The three an address did not ask for itself (a confirmation link, an invitation, a "my games"
+link: anyone can type an address) carry "I did not ask for this" (`not_me_url`), and `plain`
+ones, to an address that never answered us, carry no words of the requester's but the names, cut
+short (SHORT_NAME): no game name.
 """
 from __future__ import annotations
 
@@ -22,8 +28,8 @@ from pbem import links
 from pbem.config import Config
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.mail.outbox import OutboxRow, enqueue
-from pbem.mail.render import render_email
+from pbem.mail.outbox import Email, OutboxRow, enqueue
+from pbem.mail.render import render_email, render_subject
 from pbem.mail.suppression import is_suppressed
 from pbem.models import Invitation, InvitationStatus, Proposal, SeatKind
 from pbem.schedule import parse_ladder
@@ -38,6 +44,20 @@ BOT_NAMES: dict[str, str] = {
 }
 CONFIRM_HOURS = links.CONFIRM_MAX_AGE // 3600
 MY_GAMES_DAYS = links.MY_GAMES_MAX_AGE // (24 * 3600)
+# "I did not ask for this": an address token (pbem.links) of its own purpose, with no age: the
+# page it opens also lifts the block again.
+NOT_ME_SALT = "korsar.not-me"
+SHORT_NAME = 20  # a name in a plain email is cut to this many characters (with the ellipsis)
+# The two emails anyone can ask for are written by the worker just before they are sent (their
+# writers are registered under their kinds by pbem/games/invitations.py), or cancelled there: the
+# request does the same work whoever the address is. Until then the admin outbox page shows:
+CONFIRM_KIND, MY_GAMES_KIND = "confirm_game", "my_games_link"
+DEFERRED_TEXT = {
+    CONFIRM_KIND: "Written just before it is sent, if the game still waits for its confirmation and "
+                  "the address may still be mailed today; cancelled otherwise.",
+    MY_GAMES_KIND: "Written just before it is sent, if the address plays here and may still be mailed "
+                   "today; cancelled otherwise.",
+}
 
 
 ORGANISER = -1  # Proposal.creator_position of a game an admin set up: its creator has no seat
@@ -52,6 +72,16 @@ def creator_of(proposal: Proposal, invitations: Sequence[Invitation]) -> Invitat
                           email=proposal.creator_email, status=InvitationStatus.ACCEPTED, nonce="",
                           language=proposal.language)
     return next(i for i in invitations if i.position == proposal.creator_position)
+
+
+def not_me_url(cfg: Config, email: str) -> str:
+    """The "I did not ask for this" page of `email` (GET asks, POST blocks or allows again)."""
+    return f"{cfg.BASE_URL}/not-me/{links.sign_address(cfg, NOT_ME_SALT, email)}"
+
+
+def short(name: str) -> str:
+    """A name as a plain email shows it: at most SHORT_NAME characters."""
+    return name if len(name) <= SHORT_NAME else name[:SHORT_NAME - 1].rstrip() + "…"
 
 
 def player_name(invitation: Invitation) -> str:
@@ -87,19 +117,31 @@ def _note(proposal: Proposal, invitation: Invitation, reader: Invitation | None,
         return _("played by the computer")
     if invitation.position == proposal.creator_position:
         return _("invites you") if reader is not None else ""
-    return status_note(invitation.status) if with_status else ""
+    return answer_note(invitation) if with_status else ""
 
 
 def _players(proposal: Proposal, invitations: Sequence[Invitation], reader: Invitation | None,
-             *, with_status: bool = False) -> list[dict[str, Any]]:
+             *, with_status: bool = False, plain: bool = False) -> list[dict[str, Any]]:
     """The seats in order, as the templates list them: names only, never an address."""
-    return [{"name": player_name(i), "note": _note(proposal, i, reader, with_status),
+    name = short if plain else str
+    return [{"name": name(player_name(i)), "note": _note(proposal, i, reader, with_status),
              "bot": i.kind == SeatKind.BOT, "creator": i.position == proposal.creator_position}
             for i in sorted(invitations, key=lambda i: i.position)]
 
 
+# A seat declined at once, never invited: its address said never, or "I did not ask for this".
+NOT_INVITABLE = lazy("cannot be invited")
+
+
 def status_note(status: str) -> str:
     return _(STATUS_NOTES[status]) if status in STATUS_NOTES else status
+
+
+def answer_note(invitation: Invitation) -> str:
+    """A seat's answer in words, for its creator."""
+    if invitation.status == InvitationStatus.DECLINED and invitation.invited_at is None:
+        return _(NOT_INVITABLE)
+    return status_note(invitation.status)
 
 
 def _and_list(items: list[str]) -> str:
@@ -108,11 +150,12 @@ def _and_list(items: list[str]) -> str:
     return _("%(first)s and %(last)s", first=", ".join(items[:-1]), last=items[-1])
 
 
-def teams_sentence(proposal: Proposal, invitations: Sequence[Invitation]) -> str:
+def teams_sentence(proposal: Proposal, invitations: Sequence[Invitation], *, plain: bool = False) -> str:
     """Partners sit side by side: seats 0 and 1, 2 and 3, ... (engine.team_of)."""
     if not proposal.teams:
         return _("Every player plays for themselves.")
-    names = [player_name(i) for i in sorted(invitations, key=lambda i: i.position)]
+    name = short if plain else str
+    names = [name(player_name(i)) for i in sorted(invitations, key=lambda i: i.position)]
     pairs = [_and_list(names[start:start + 2]) for start in range(0, len(names), 2)]
     return _("Teams of two: %(teams)s. Partners see each other's hands.", teams=" · ".join(pairs))
 
@@ -135,22 +178,24 @@ def clock_sentences(proposal: Proposal) -> list[str]:
               if options.get("end_settlement") == "none" else [])]
 
 
-def _common(cfg: Config, proposal: Proposal | None, to_addr: str) -> dict[str, Any]:
-    """What every one of these emails shows: the game's name in the header, the rules, and the
-    reader's way to stop all our mail."""
-    name = proposal.name if proposal is not None and proposal.name else _("A new game")
+def _common(cfg: Config, proposal: Proposal | None, to_addr: str, *, plain: bool = False) -> dict[str, Any]:
+    """What every one of these emails shows: the game's name in the header (a plain email's is
+    ours, not the requester's), the rules, and the reader's ways to stop our mail."""
+    name = proposal.name if proposal is not None and proposal.name and not plain else _("A new game")
     return {"game": {"name": name}, "rules_url": links.rules_url(cfg), "home_url": f"{cfg.BASE_URL}/",
-            "never_url": links.never_url(cfg, to_addr)}
+            "never_url": links.never_url(cfg, to_addr), "not_me_url": not_me_url(cfg, to_addr)}
 
 
 def _about(cfg: Config, proposal: Proposal, invitations: Sequence[Invitation], to_addr: str,
-           reader: Invitation | None, *, with_status: bool = False) -> dict[str, Any]:
-    """The game being set up, for its creator or an invitee (`reader`: their row)."""
+           reader: Invitation | None, *, with_status: bool = False, plain: bool = False) -> dict[str, Any]:
+    """The game being set up, for its creator or an invitee (`reader`: their row): names, never
+    an address."""
     creator = creator_of(proposal, invitations)
-    players = _players(proposal, invitations, reader, with_status=with_status)
-    return {**_common(cfg, proposal, to_addr), "players": players,
-            "teams": teams_sentence(proposal, invitations),
-            "creator": {"name": creator.name, "email": proposal.creator_email},
+    players = _players(proposal, invitations, reader, with_status=with_status, plain=plain)
+    return {**_common(cfg, proposal, to_addr, plain=plain), "players": players,
+            "teams": teams_sentence(proposal, invitations, plain=plain),
+            "creator": {"name": short(creator.name) if plain else creator.name},
+            "organised": proposal.creator_position == ORGANISER,
             "clock": clock_sentences(proposal)}
 
 
@@ -160,33 +205,48 @@ def _queue(session: Session, cfg: Config, kind: str, to_addr: str, context: dict
     return enqueue(session, cfg, email, game_id=proposal.game_id if proposal is not None else None)
 
 
-def queue_confirmation(session: Session, cfg: Config, proposal: Proposal,
-                       invitations: Sequence[Invitation]) -> OutboxRow | None:
+def _queue_deferred(session: Session, cfg: Config, kind: str, to_addr: str, language: str,
+                    params: dict[str, Any]) -> OutboxRow:
+    """An email anyone can ask for, queued to be written at delivery (its subject, in the
+    reader's language, names no game: the requester wrote the game's name)."""
+    with i18n.using(language):
+        subject = render_subject(kind, {"game": {"name": _("A new game")}})
+    placeholder = Email(kind=kind, to_addr=to_addr, text_body=DEFERRED_TEXT[kind], html_body="", subject=subject)
+    return enqueue(session, cfg, placeholder, deferred=kind, params=params)
+
+
+def queue_confirmation(session: Session, cfg: Config, proposal: Proposal) -> OutboxRow:
+    """"Confirm your game", to the creator, written at delivery (`confirmation_email`) or
+    cancelled there (the address said never, or may not be mailed any more today)."""
+    return _queue_deferred(session, cfg, CONFIRM_KIND, proposal.creator_email, proposal.language,
+                           {"proposal_id": proposal.id})
+
+
+def confirmation_email(cfg: Config, proposal: Proposal, invitations: Sequence[Invitation], *,
+                       plain: bool = False) -> Email:
     """"Confirm your game", to the creator: the setup, the single-use link (24 hours), what
     happens next. The only email of a proposal before the creator confirms it."""
     to_addr = proposal.creator_email
-    if is_suppressed(session, to_addr):
-        return None
     with i18n.using(proposal.language):
         creator = creator_of(proposal, invitations)
-        context = {**_about(cfg, proposal, invitations, to_addr, creator),
+        context = {**_about(cfg, proposal, invitations, to_addr, creator, plain=plain),
                    "confirm_url": links.confirm_url(cfg, proposal.id, proposal.nonce),  # type: ignore[arg-type]  # stored: its id is set
                    "valid_hours": plural(CONFIRM_HOURS, "hour"),
                    "invites_anyone": any(i.kind != SeatKind.BOT and i.position != creator.position
                                          for i in invitations)}
-        return _queue(session, cfg, "confirm_game", to_addr, context, proposal)
+        return render_email(CONFIRM_KIND, to_addr, context, links.never_headers(cfg, to_addr))
 
 
 def queue_invitation(session: Session, cfg: Config, proposal: Proposal, invitation: Invitation,
-                     invitations: Sequence[Invitation]) -> OutboxRow | None:
-    """The one invitation an invited human gets: who invites them, the game, the clock, the page
-    where they accept or decline, its expiry, and "never email me again"."""
+                     invitations: Sequence[Invitation], *, plain: bool = False) -> OutboxRow | None:
+    """The one invitation an invited human gets: who invites them (by name), the game, the
+    clock, the page where they accept or decline, its expiry, and "never email me again"."""
     to_addr = invitation.email
     if not to_addr or is_suppressed(session, to_addr):
         return None
     with i18n.using(invitation.language):
-        context = {**_about(cfg, proposal, invitations, to_addr, invitation),
-                   "you": invitation.name,
+        context = {**_about(cfg, proposal, invitations, to_addr, invitation, plain=plain),
+                   "you": short(invitation.name) if plain else invitation.name,
                    "answer_url": links.invitation_url(cfg, invitation.id, invitation.nonce),  # type: ignore[arg-type]  # stored: its id is set
                    "expires": (i18n.format_datetime(invitation.expires_at, "UTC")
                                if invitation.expires_at else None)}
@@ -232,17 +292,21 @@ def queue_proposal_cancelled(session: Session, cfg: Config, proposal: Proposal, 
     with i18n.using(invitation.language):
         creator = creator_of(proposal, invitations)
         context = {**_common(cfg, proposal, to_addr), "you": invitation.name,
-                   "creator": {"name": creator.name, "email": proposal.creator_email},
+                   "creator": {"name": creator.name},
                    "accepted": invitation.status == InvitationStatus.ACCEPTED}
         return _queue(session, cfg, "proposal_cancelled", to_addr, context, proposal)
 
 
-def queue_my_games_link(session: Session, cfg: Config, email: str, language: str) -> OutboxRow | None:
+def queue_my_games_link(session: Session, cfg: Config, email: str, language: str) -> OutboxRow:
+    """A "my games" link asked for at /me, written at delivery (`my_games_link_email`) or
+    cancelled there: the request does the same work whoever the address is."""
+    return _queue_deferred(session, cfg, MY_GAMES_KIND, email, language, {"language": language})
+
+
+def my_games_link_email(cfg: Config, email: str, language: str) -> Email:
     """The signed link to the address's "my games" page (7 days), asked for at /me."""
-    if is_suppressed(session, email):
-        return None
     with i18n.using(language):
         context = {**_common(cfg, None, email), "game": {"name": _("Your games")},
                    "my_games_url": links.my_games_url(cfg, email),
                    "valid_days": plural(MY_GAMES_DAYS, "day")}
-        return _queue(session, cfg, "my_games_link", email, context)
+        return render_email(MY_GAMES_KIND, email, context, links.never_headers(cfg, email))

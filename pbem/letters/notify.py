@@ -41,6 +41,11 @@ def reply_to(cfg: Config, game: Game, seat: Seat) -> str:
     return links.reply_address(cfg, game.id, seat.position, seat.link_nonce, game.version)  # type: ignore[arg-type]  # stored: its id is set
 
 
+def talk_reply_to(cfg: Config, game: Game, seat: Seat) -> str:
+    """The signed address a reply to a talk email goes to: its words are passed on (pbem/inbound)."""
+    return links.talk_address(cfg, game.id, seat.position, seat.link_nonce, game.version)  # type: ignore[arg-type]  # stored: its id is set
+
+
 def seat_page_url(cfg: Config, seat: Seat) -> str:
     """The seat's private game page, signed for its current link nonce."""
     return links.seat_url(cfg, links.sign_seat(cfg, seat.game_id, seat.position, seat.link_nonce))

@@ -40,13 +40,14 @@ def queue_answer(session: Session, cfg: Config, game: Game, seat: Seat, state: e
 
 @i18n.speaking_to("listener")
 def queue_heard(session: Session, cfg: Config, game: Game, listener: Seat, speaker: str,
-                text: str) -> OutboxRow | None:
-    """A long message of `speaker` to `listener`, at once (short ones wait for the next email)."""
+                text: str, *, to_table: bool = False) -> OutboxRow | None:
+    """The words of `speaker` to `listener` at once: table talk, or a partner's long message
+    (short ones wait for the next email). A reply to it is talk (its Reply-To is a talk address)."""
     context: dict[str, Any] = {
         "game": {"id": game.id, "name": game.name, "teams": game.teams},
-        "board": {"you": listener.name}, "speaker": speaker, "text": text,
+        "board": {"you": listener.name}, "speaker": speaker, "text": text, "to_table": to_table,
         "game_url": notify.seat_page_url(cfg, listener), "rules_url": links.rules_url(cfg),
         "unsubscribe_url": unsubscribe_url(cfg, listener),
     }
-    headers = {"Reply-To": notify.reply_to(cfg, game, listener)}
+    headers = {"Reply-To": notify.talk_reply_to(cfg, game, listener)}
     return notify.queue_email(session, cfg, game, listener, TALK, context, headers=headers)

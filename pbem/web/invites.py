@@ -8,6 +8,8 @@ GET  /p/<token>/cancel             "cancel this game?"; POST cancels it
 GET  /i/<token>                    an invitation: who invites, the game, accept / decline buttons
 POST /i/<token>/accept, /decline   the answer
 GET  /never/<token>                "never email me again?"; POST (also RFC 8058 one-click) does it
+GET  /not-me/<token>               "you did not ask for this?"; POST blocks anyone's requests to the
+                                   address (`action=allow` lets them through again); games untouched
 
 GET and HEAD change nothing (mail scanners open every link): each link opens a page whose form
 POSTs. The signed token is the credential and the CSRF defence. A page reached with a creator's
@@ -30,7 +32,7 @@ from pbem.games.limits import LimitReached
 from pbem.games.service import GameError, SetupError
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.letters.invitations import clock_sentences, player_name, status_note, teams_sentence
+from pbem.letters.invitations import answer_note, clock_sentences, player_name, teams_sentence
 from pbem.models import Invitation, Proposal
 from pbem.web.i18n_web import speak_stored
 from pbem.web.limited import limit_page
@@ -46,6 +48,7 @@ STATUS_TITLES = {
     422: lazy("This cannot be done"),
 }
 FRIEND = "friend"  # the replace form's choice of a person instead of a bot
+NOT_ME_ACTIONS = ("block", "allow")  # the buttons of the "I did not ask for this" page
 
 
 def register(app: Flask, csrf: Any) -> None:
@@ -107,15 +110,17 @@ PROPOSAL_WORDS = {
 
 
 def _seat_rows(view: ProposalView, reader: Invitation | None, with_addresses: bool) -> list[dict[str, Any]]:
-    """Each seat of the game to be, in order; addresses only for the creator, who typed them."""
+    """Each seat of the game to be, in order; addresses only for the creator, and only those
+    they typed (a rematch's seats are names)."""
     rows = []
     for invitation in view.invitations:
         is_bot = invitation.kind == "bot"
         rows.append({
             "position": invitation.position, "name": player_name(invitation), "bot": is_bot,
-            "email": invitation.email if with_addresses and not is_bot else None,
+            "email": invitation.email if with_addresses and invitation.creator_typed and not is_bot else None,
             "status": invitation.status,
-            "status_text": status_note(invitation.status),
+            "status_text": answer_note(invitation),
+            "unreachable": invitation.position in view.unreachable,
             "creator": invitation.position == view.creator.position,
             "you": reader is not None and invitation.position == reader.position,
             "replaceable": view.open and invitation.status in ("declined", "expired"),
@@ -331,3 +336,32 @@ def never(token: str) -> Any:
     except (links.LinkError, GameError) as exc:
         return _refused(exc)
     return render_template("public/never.html", token=token, address=address, done=True)
+
+
+# ---------------------------------------------------------------- I did not ask for this
+@bp.route("/not-me/<token>", methods=["GET"])
+def not_me_page(token: str) -> Any:
+    """The address, whether requests to it are blocked, and one button. Changes nothing."""
+    try:
+        address = invitations.read_not_me_token(config(), token)
+        with read_scope(db()) as db_session:
+            blocked = invitations.is_blocked(db_session, address)
+    except links.LinkError as exc:
+        return _refused(exc)
+    return render_template("public/not_me.html", token=token, address=address, blocked=blocked, done=False)
+
+
+@bp.route("/not-me/<token>", methods=["POST"])
+def not_me(token: str) -> Any:
+    """Block anyone's requests to the address (`action=block`), or let them through again
+    (`action=allow`)."""
+    action = request.form.get("action", "")
+    if action not in NOT_ME_ACTIONS:
+        return _refused(GameError(_("Choose one of the page's buttons."), 422))
+    block = action == "block"
+    try:
+        with session_scope(db()) as db_session:
+            address = invitations.set_blocked(db_session, config(), token, block)
+    except links.LinkError as exc:
+        return _refused(exc)
+    return render_template("public/not_me.html", token=token, address=address, blocked=block, done=True)

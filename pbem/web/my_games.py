@@ -2,8 +2,10 @@
 account (pbem/games/invitations.py).
 
 GET /me                 a form: an email address
-POST /me                asks for a signed link by email; the SAME page and status whether the
-                        address plays here or not (nobody learns who plays); 422 malformed, 429 limit
+POST /me                asks for a signed link by email: only queued, the worker writes it if the
+                        address plays here; the SAME page, status and work whether it plays here or
+                        not (nobody learns who plays, not even from the time it takes); 422
+                        malformed, 429 limit
 GET /me/<token>         every game of the address (running, waiting for invitations, finished)
                         and its preferences; 410 expired (7 days), with the way to a new link
 POST /me/<token>/prefs  the preferences, for every game of the address; 303 back, "saved"

@@ -2,10 +2,12 @@
 
 GET /new        the form (the creator plays too; each friend gets one invitation, may decline)
 POST /new       `invitations.propose_game`: errors inline per field (422, nothing created), a
-                limit against abuse (429), else 303 to /new/sent
+                limit against abuse (429), else 303 to /new/sent; the page's nonce (`form_id`)
+                makes one proposal of one form, however often and fast it is sent
 GET /new/sent   "check your inbox": only the creator is emailed, with a confirmation link
 
-Nobody but the creator is emailed before the creator confirms (pbem/web/invites.py).
+Nobody but the creator is emailed before the creator confirms (pbem/web/invites.py). The answer
+is the same for any address: whether one cannot be mailed shows on the confirmation page only.
 """
 from __future__ import annotations
 
@@ -105,7 +107,7 @@ def _form_page(form: dict[str, Any], errors: FormErrors | None = None, status: i
         deadlines = [{**d, "selected": d["value"] == str(DEFAULT_DEADLINE)} for d in deadlines]
     return render_template("public/new_game.html", form=form, errors=errors or FormErrors(),
                            deadlines=deadlines, on_timeout=_on_timeout_labels(),
-                           bots=engine.bots.BOTS), status
+                           bots=engine.bots.BOTS, form_id=invitations.new_form_id()), status
 
 
 def _player_lines(text: str) -> list[str]:
@@ -114,14 +116,12 @@ def _player_lines(text: str) -> list[str]:
 
 
 def _deadline_hours(text: str) -> float:
-    """The deadline chosen in the select; a number the domain checks further."""
+    """The deadline chosen in the select, as a number (NaN when it is none): the domain's one
+    check (`service.check_deadline_hours`) refuses what is out of bounds, NaN and infinity too."""
     try:
-        hours = float(text.strip())
+        return float(text.strip()[:32])
     except ValueError:
-        hours = math.nan
-    if not math.isfinite(hours):
-        raise SetupError([SetupProblem(_("Choose how long each player has for a move."), "deadline_hours")])
-    return hours
+        return math.nan
 
 
 @bp.route("/new", methods=["GET"])
@@ -141,7 +141,7 @@ def propose() -> Any:
                 deadline_hours=_deadline_hours(typed["deadline_hours"]), reminders=typed["reminders"],
                 on_timeout=typed["on_timeout"], table_talk=typed["table_talk"],
                 waiting_time=typed["waiting_time"], end_settlement=typed["end_settlement"] or "resolve",
-                language=i18n.current(), ip=request.remote_addr or "")
+                language=i18n.current(), ip=request.remote_addr or "", form_id=request.form.get("form_id", ""))
             sent_to = proposal.creator_email
     except LimitReached as exc:
         return limit_page(exc)

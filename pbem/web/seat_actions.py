@@ -3,7 +3,9 @@ confirmation page (GET, inert: mail scanners open links) whose form POSTs.
 
 GET/POST /g/<seat token>/rematch  a finished game: play again with the same players and
                                   options (pbem/games/invitations.py rematch); 303 to the new
-                                  game's page for its creator; 409 while the game is not over
+                                  game's page for its creator (names, no address); 409 while
+                                  the game is not over or another player's rematch of it is
+                                  being set up (asked again, the same rematch)
 GET/POST /g/<seat token>/leave    a bot plays the seat for the rest of the game, the table is
                                   told, no more mail (pbem/games/lifecycle.py leave_game);
                                   409 if already left or the game is over

@@ -19,10 +19,17 @@ from pbem.db import session_scope
 from pbem.games import service, talk
 from pbem.games.seat_links import link_message, lock_seat, use_seat_language
 from pbem.i18n import gettext as _
+from pbem.i18n import lazy
 from pbem.logging import log_context
 from pbem.models import Game, Seat, utcnow
 
 bp = Blueprint("talk", __name__)
+# Why the talk box takes no words now, said to a reader who has not written any.
+BOX_CLOSED = {
+    talk.TALK_ENDED: lazy("Talk ended with the game: the words above stay for you to read."),
+    talk.WRITER_LEFT: lazy("You have left this game, so you can no longer talk here."),
+    talk.ONLY_BOTS: lazy("Only bots play with you here: nobody would read your words."),
+}
 # Read at most this much of a form (the stored message is cut at talk.MAX_TALK_CHARS).
 MAX_FORM_CHARS = 4 * talk.MAX_TALK_CHARS
 
@@ -57,7 +64,8 @@ def send_talk(token: str) -> Any:
     except links.LinkError as exc:
         return _refused(link_message(exc), exc.status)
     if said.refused:
-        return _refused(said.refused_text, 429 if said.refused == talk.TOO_MUCH_TALK else 403, game_url)
+        status = {talk.TOO_MUCH_TALK: 429, talk.BIDI_IN_TALK: 422}.get(said.refused, 403)
+        return _refused(said.refused_text, status, game_url)
     if not said.text:
         return _refused(_("There was nothing to send: write a few words first."), 400, game_url)
     return redirect(f"{game_url}#talk", code=303)
@@ -69,8 +77,10 @@ def talk_box(session: Session, game: Game, seat: Seat, game_url: str) -> dict[st
     seats = service.seats_of(session, game.id)  # type: ignore[arg-type]  # stored: its id is set
     lines = talk.visible(session, game, seats, seat)
     partners = [s.name for s in seats if game.teams and s.team == seat.team and s.position != seat.position]
+    closed = talk.refusal(game, seats, seat)
     return {
         "enabled": bool(game.teams or game.table_talk),
+        "closed": _(BOX_CLOSED.get(closed, closed)) if closed else None,  # why nothing can be sent now
         "title": _("Talk with %(partners)s", partners=_(" and ").join(partners)) if partners else _("Table talk"),
         "lines": lines, "url": f"{game_url}/talk", "max_chars": talk.MAX_TALK_CHARS,
     }

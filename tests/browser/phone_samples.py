@@ -257,6 +257,7 @@ def _propose(table: Table, creator: str, players: list[str], *, teams: bool) -> 
         assert proposal.id is not None
         return proposal.id, proposal.nonce
     proposal_id, nonce = table.do(propose)
+    table.deliver()  # the confirmation is written at delivery, while the proposal waits for it
     table.do(lambda s, cfg: invitations.confirm_proposal(
         s, cfg, links.sign_record(cfg, links.CONFIRM_SALT, proposal_id, nonce), now=table.now))
     return links.sign_record(_cfg(table.app), links.PROPOSAL_SALT, proposal_id, nonce)

@@ -16,6 +16,7 @@ from sqlmodel import select
 from pbem import links
 from pbem.db import session_scope
 from pbem.games import invitations
+from pbem.letters.invitations import not_me_url
 from pbem.models import Invitation
 from pbem.mail.catcher import MAIL_DIR_ENV, save_message
 from pbem.mail.render import email_names
@@ -119,6 +120,7 @@ def self_service_paths(app) -> dict[str, list[str]]:
             "/p/<token>/cancel": [manage + "/cancel"],
             "/i/<token>": [cid_path, "/i/not-a-token"],
             "/never/<token>": [path_of(cfg, links.never_url(cfg, "cid@example.com")), "/never/not-a-token"],
+            "/not-me/<token>": [path_of(cfg, not_me_url(cfg, "cid@example.com")), "/not-me/not-a-token"],
         }
 
 

@@ -10,7 +10,8 @@ import engine
 import pytest
 from sqlalchemy import event
 from sqlmodel import Session, select
-from test_admin_support import audit_actions, bot_game, db_of, game_row, new_game, outbox, seats, text_of
+from test_admin_support import (ADMIN_EMAIL, audit_actions, bot_game, db_of, game_row, new_game, outbox, seats,
+                                text_of)
 
 from pbem.db import session_scope
 from pbem.games.service import load_state, moves_of, replay_record
@@ -122,7 +123,8 @@ def test_create_game_asking_the_players_first_sends_only_invitations(admin_clien
     rows = outbox(admin_app)
     assert sorted((m.to_addr, m.kind) for m in rows) == [("ann@example.com", "invitation"),
                                                          ("bob@example.com", "invitation")]
-    assert "Korsar by mail (" in rows[0].text_body  # who invites: the service, with the admin's address
+    assert "Korsar by mail invites you" in rows[0].text_body  # who invites: the service
+    assert ADMIN_EMAIL not in rows[0].text_body + rows[0].html_body  # not the admin's address
     with Session(db_of(admin_app)) as s:
         assert s.exec(select(Game)).all() == []
     assert "invite_players" in audit_actions(admin_app)
@@ -171,7 +173,9 @@ def test_seats_6_to_8_are_folded_away_unless_used(admin_client, seat6, opened):
     ({"players-1-email": "ann@example.com"}, "Two seats have the same email address."),
     ({"waiting_time": "y", "players-3-name": "Dee", "players-3-email": "dee@example.com"},
      "only for games of 2 or 3 players alone"),
-    ({"deadline_hours": "0"}, "Between 1 and 720 hours."),
+    ({"deadline_hours": "0"}, "The deadline for each move must be between 1 hour and 30 days (720 hours)."),
+    ({"deadline_hours": "1e-9"}, "The deadline for each move must be between 1 hour and 30 days (720 hours)."),
+    ({"deadline_hours": "721"}, "The deadline for each move must be between 1 hour and 30 days (720 hours)."),
     ({"deadline_hours": "soon"}, "Not a valid float value."),
     ({"reminders": "half"}, "percentages of the deadline"),
     ({"reminders": "50,120"}, "between 0 and 100 percent"),

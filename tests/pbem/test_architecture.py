@@ -27,7 +27,7 @@ LAYERS = {
     # storage, settings and pure helpers
     "pbem.config": BASE, "pbem.models": BASE, "pbem.db": BASE, "pbem.sqlite": BASE,
     "pbem.words": BASE, "pbem.i18n": BASE, "pbem.links": BASE, "pbem.logging": BASE, "pbem.runtime": BASE,
-    "pbem.auth": BASE,
+    "pbem.auth": BASE, "pbem.addresses": BASE,
     "pbem.appctx": BASE, "pbem.schedule": BASE, "pbem.store": BASE, "pbem.migrations": BASE,
 }
 
@@ -55,6 +55,7 @@ LAZY_ALLOWED = {
     ("pbem", "pbem.web.security"): "create_app installs the security headers",
     ("pbem", "pbem.logging"): "JSON logs are configured only outside tests",
     ("pbem", "pbem.games.clocks.reminders"): "create_app hands mail its writers (register_writers)",
+    ("pbem", "pbem.games.invitations"): "create_app hands mail its writers (register_writers)",
 }
 # Entry points other than create_app may load what a command needs when it runs.
 LAZY_ENTRY_MODULES = {"pbem.cli", "pbem.devserver", "pbem.worker"}

@@ -34,6 +34,7 @@ from pbem.letters.unsubscribe import sign_unsubscribe
 from pbem.db import session_scope
 from pbem.games.service import load_state
 from pbem.games import invitations
+from pbem.letters import invitations as letters
 from pbem.models import Game, Invitation, LoginAttempt, OutboxMessage, Seat, utcnow
 
 HUGE = [str(2**31), str(2**63), str(2**64), str(10**30)]
@@ -113,7 +114,8 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
                          ("form", "players"): "bot:greedy\nbot:random", ("form", "name"): "Walk",
                          ("form", "deadline_hours"): "72", ("form", "reminders"): "50,85",
                          ("form", "on_timeout"): "autoplay", ("form", "teams"): "", ("form", "table_talk"): "",
-                         ("form", "waiting_time"): "", ("form", "end_settlement"): "resolve"},
+                         ("form", "waiting_time"): "", ("form", "end_settlement"): "resolve",
+                         ("form", "form_id"): "bad-input-walk-0123456789"},
     "invites.confirm_page": {},
     "invites.confirm": {},
     "invites.proposal_page": {("args", "lang"): "fr"},
@@ -126,6 +128,8 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
     "invites.decline": {},
     "invites.never_page": {},
     "invites.never": {("form", "List-Unsubscribe"): "One-Click"},
+    "invites.not_me_page": {},
+    "invites.not_me": {("form", "action"): "block"},
     "my_games.ask_page": {},
     "my_games.ask_link": {("form", "email"): "ann@example.com"},
     "my_games.games_page": {("args", "saved"): "1", ("args", "lang"): "fr"},
@@ -183,6 +187,7 @@ class World:
                 "/u/": sign_unsubscribe(cfg, seat),
                 "/me/": links.sign_address(cfg, links.MY_GAMES_SALT, seat.email),
                 "/never/": links.sign_address(cfg, links.NEVER_SALT, "someone@example.com"),
+                "/not-me/": links.sign_address(cfg, letters.NOT_ME_SALT, "someone@example.com"),
                 "/i/": links.sign_record(cfg, links.INVITATION_SALT, inviting.invitation_id, inviting.invitation_nonce),
                 # Both under /p/, with their own salts: the confirmation link (single use) and
                 # the creator's page.
@@ -215,7 +220,8 @@ def self_service_games(app: Any) -> tuple[Proposed, Proposed]:
     with session_scope(db_of(app)) as s:
         for confirm in (False, True):
             proposal = invitations.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
-                                                players="Bob <bob@example.com>", ip="")
+                                                players="Bob <bob@example.com>", ip="",
+                                                form_id=invitations.new_form_id())
             if confirm:
                 invitations.confirm_proposal(s, cfg, links.sign_record(cfg, links.CONFIRM_SALT, proposal.id,
                                                                        proposal.nonce))
@@ -351,7 +357,8 @@ def walk_app(admin_app, tmp_path):
     admin_app.config["PROPAGATE_EXCEPTIONS"] = False  # a bug answers 500, as in production
     admin_app.config["KORSAR"].MAIL_CATCHER_DIR = str(tmp_path / "mail")
     for limit in ("GAMES_PER_CREATOR_DAY", "INVITATIONS_PER_CREATOR_DAY", "INVITATIONS_PER_ADDRESS_DAY",
-                  "LINKS_PER_ADDRESS_HOUR", "LINKS_PER_IP_HOUR"):  # the world is rebuilt after each change
+                  "LINKS_PER_ADDRESS_HOUR", "LINKS_PER_IP_HOUR", "UNASKED_PER_ADDRESS_DAY",
+                  "UNASKED_PER_KNOWN_ADDRESS_DAY", "INVITATIONS_PER_PAIR_DAY"):  # the world is rebuilt often
         setattr(admin_app.config["KORSAR"], f"LIMIT_{limit}", 10**6)
     return admin_app
 

@@ -9,7 +9,7 @@ from pbem.models import Game
 
 @pytest.mark.parametrize("args,hours,ladder,policy", [
     ([], 72.0, "50,85", "autoplay"),
-    (["--deadline-hours", "0.001", "--reminders", "25,50,90", "--on-timeout", "pause"], 0.001, "25,50,90", "pause"),
+    (["--deadline-hours", "720", "--reminders", "25,50,90", "--on-timeout", "pause"], 720.0, "25,50,90", "pause"),
     (["--deadline-hours", "36.5", "--reminders", "85,50", "--on-timeout", "bot"], 36.5, "50,85", "bot"),
 ])
 def test_create_game_stores_the_deadline_the_ladder_and_the_timeout_policy(app, runner, args, hours,

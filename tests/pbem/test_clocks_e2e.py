@@ -34,7 +34,7 @@ def test_a_worker_process_sends_the_reminder_then_applies_the_timeout(database_u
                BOT_DELAY_SECONDS="0")
     created = subprocess.run(
         [*FLASK, "create-game", "--player", "Ann <ann@example.com>", "--player", "Bob <bob@example.com>",
-         "--seed", "5", "--deadline-hours", "0.0015", "--reminders", "50", "--on-timeout", "autoplay"],
+         "--seed", "5", "--deadline-hours", "1", "--reminders", "50", "--on-timeout", "autoplay"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     engine = make_engine(database_url)
     if created.returncode != 0 and "No such command" in created.stderr:  # the CLI lands in parallel
@@ -43,7 +43,7 @@ def test_a_worker_process_sends_the_reminder_then_applies_the_timeout(database_u
 
         with session_scope(engine) as session:
             game_id = create_game(session, Config.from_env(env), ["Ann <ann@example.com>", "Bob <bob@example.com>"],
-                                  seed=5, deadline_hours=0.0015, reminders="50", on_timeout="autoplay").id
+                                  seed=5, deadline_hours=1, reminders="50", on_timeout="autoplay").id
     else:
         assert created.returncode == 0, created.stderr
         game_id = int(created.stdout.strip().splitlines()[-1])
@@ -52,6 +52,7 @@ def test_a_worker_process_sends_the_reminder_then_applies_the_timeout(database_u
         from pbem.models import utcnow
 
         game = session.get(Game, game_id)
+        game.deadline_hours = 0.0015  # a few seconds: shorter than any entry allows (1 hour at least)
         seat = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.position == game.to_move)).one()
         seat.timezone = daytime_zone()
         plan_turn(game, seat, utcnow())

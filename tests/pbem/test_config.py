@@ -29,6 +29,21 @@ def test_a_public_base_url_means_production_without_the_dev_inbox():
     assert cfg.is_production and not cfg.DEV_INBOX and cfg.BASE_URL == "https://korsar.example.com"
 
 
+@pytest.mark.parametrize("base_url", ["http://127.0.0.1.nip.io:5000", "http://127.0.0.2:5000",
+                                      "http://localhost.example.com", "http://[::2]:5000", "http://0.0.0.0:5000"])
+def test_a_base_url_only_like_a_local_one_means_production(base_url):
+    with pytest.raises(RuntimeError, match="SECRET_KEY must be set in production"):
+        Config.from_env({"BASE_URL": base_url})
+    assert Config.from_env({"BASE_URL": base_url, "SECRET_KEY": GOOD_KEY}).is_production
+
+
+@pytest.mark.parametrize("base_url", ["http://127.0.0.1:5000", "http://localhost:8000/", "http://LOCALHOST",
+                                      "http://[::1]:5000"])
+def test_a_local_base_url_is_development(base_url):
+    cfg = Config.from_env({"BASE_URL": base_url})
+    assert cfg.KORSAR_ENV == "development" and cfg.SECRET_KEY == DEV_SECRET_KEY
+
+
 def test_values_are_parsed_by_type():
     cfg = Config.from_env({"SMTP_PORT": "2525", "WORKER_POLL_SECONDS": "0.25",
                            "SECRET_KEY_FALLBACKS": "old1, old2", "KORSAR_ENV": "testing"})

@@ -93,7 +93,7 @@ def test_make_run_starts_everything_and_the_demo_welcome_reaches_the_dev_inbox(t
     server = DevServer(tmp_path, database_url)
     server.start()
     try:
-        mails = wait_for_mail(server.url, "you@korsar.localhost", "welcome")
+        mails = wait_for_mail(server.url, "you@korsar.test", "welcome")
         inbox = httpx.get(f"{server.url}/dev/mail", timeout=5)
         message = httpx.get(f"{server.url}/dev/mail/{mails[-1]['id']}", timeout=5)
         [game_url] = re.findall(rf"{re.escape(server.url)}/g/\S+", server.log.read_text())

@@ -46,7 +46,7 @@ def _mid_game_context(app) -> dict:
         "admin_url": "http://korsar.test/admin/games/1", "move_text": "Draw a card",
         "start_local": "Monday", "end_local": "Friday", "days_left": "3 vacation days"})
     context.update({  # what the emails of self-service games add (pbem/letters/invitations.py)
-        "creator": {"name": "Ann", "email": "ann@example.com"},
+        "creator": {"name": "Ann"}, "not_me_url": "http://korsar.test/not-me/x", "organised": False,
         "players": [{"name": "Ann", "note": "you", "bot": False, "creator": True}],
         "teams": "Every player plays for themselves.", "clock": ["Time for each move: 72 hours."],
         "confirm_url": "http://korsar.test/p/x/confirm", "valid_hours": "24 hours", "invites_anyone": True,

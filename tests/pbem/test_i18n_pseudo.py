@@ -16,6 +16,7 @@ from sqlmodel import col, select
 
 from pbem import i18n
 from pbem.db import session_scope
+from pbem.letters.invitations import short  # a name as a plain email shows it, cut short
 from pbem.models import AddressPreference, OutboxMessage, OutboxStatus
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))
@@ -25,7 +26,8 @@ from phone_samples import (ABORT_REASON, ADMIN_ADDRESS, GAME_NAME, PLAYERS, SHOR
 ADDRESSES = [re.search(r"<(.+)>", p)[1] for p in PLAYERS]  # type: ignore[index]
 NAMES = [re.sub(r"\s*<.+>", "", p) for p in PLAYERS]
 # Data a player may read as it is: names, what people typed, the brand.
-DATA = sorted({*NAMES, GAME_NAME, SHORT_GAME_NAME, ABORT_REASON.strip(), TALK.strip(), *TALK.split(". "),
+DATA = sorted({*NAMES, *map(short, NAMES), GAME_NAME, SHORT_GAME_NAME, ABORT_REASON.strip(), TALK.strip(),
+               *TALK.split(". "),
                "Korsar", *i18n.LANGUAGES.values(), "Europe/Paris"} - {""}, key=len, reverse=True)
 # (each language's name in its own words; a time zone's name, the preferences' example)
 CARD_CODES = sorted(set(engine.FULL_DECK), key=len, reverse=True)

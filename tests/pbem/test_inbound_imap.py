@@ -1,8 +1,11 @@
 """The IMAP poller against a real Dovecot (Debian's dovecot-imapd, installed by .ci/run) on
-127.0.0.1, with a mailbox the test fills: a reply in it is played once and answered, and the
-poller waits with IDLE for the next one."""
+127.0.0.1, with a mailbox the test fills: a reply in it is played once and answered, the
+poller waits with IDLE for the next one, a message it cannot handle goes to the quarantine
+folder (or is flagged) and never stops the replies after it, and a database outage leaves every
+message unseen for the next poll."""
 from __future__ import annotations
 
+import email.policy
 import os
 import pwd
 import shutil
@@ -14,12 +17,16 @@ from pathlib import Path
 
 import pytest
 from game_helpers import cfg_of, db_of, deliver, start_game
-from imap_tools import AND, MailBoxUnencrypted
+from imap_tools import AND, BaseMailBox, MailBoxUnencrypted
+from imap_tools.errors import MailboxMoveError
 from smtp_fakes import free_port
+from sqlalchemy.exc import DataError, OperationalError
 from test_inbound_support import game_state, latest, new_mail, outbox_ids, reply_to
 
+from pbem.db import make_engine
 from pbem.devserver import wait_for_port
 from pbem.inbound import imap
+from pbem.inbound.message import MAX_MESSAGE_BYTES, Rejected
 
 DOVECOT = shutil.which("dovecot") or ("/usr/sbin/dovecot" if os.path.exists("/usr/sbin/dovecot") else None)
 ANN, BOB = "ann@example.com", "bob@example.com"
@@ -98,6 +105,54 @@ def _unseen(port: int) -> int:
         return len(list(box.fetch(AND(seen=False), mark_seen=False)))
 
 
+def _subjects(port: int, folder: str) -> list[str]:
+    """The Subjects of the messages in `folder` ([] when it does not exist)."""
+    with MailBoxUnencrypted("127.0.0.1", port).login(USER, PASSWORD) as box:
+        if not box.folder.exists(folder):
+            return []
+        box.folder.set(folder)
+        return [m.subject for m in box.fetch(mark_seen=False, headers_only=True)]
+
+
+def _flags(port: int) -> dict[str, set[str]]:
+    with MailBoxUnencrypted("127.0.0.1", port).login(USER, PASSWORD) as box:
+        return {m.subject: set(m.flags) for m in box.fetch(mark_seen=False, headers_only=True)}
+
+
+def _poll(app, port: int, db=None) -> int:
+    with imap.connect(imap.parse_imap_url(f"imap://{USER}:{PASSWORD}@127.0.0.1:{port}/INBOX")) as box:
+        return imap.poll_once(db or db_of(app), cfg_of(app), box)
+
+
+def _poison(kind: str, good: bytes) -> bytes:
+    """A message the poller cannot handle, of `kind` (see `_poisoned`), made from a good reply."""
+    raw = good.replace(b"Subject: ", b"X-Test-Poison: " + kind.encode() + b"\r\nSubject: POISON ", 1)
+    raw = raw.replace(b"Message-ID: <", b"Message-ID: <poison-", 1)
+    return raw + (b"x" * 76 + b"\r\n") * (MAX_MESSAGE_BYTES // 76) if kind == "too-large" else raw
+
+
+POISONS = {  # what handle_message does with a poisoned message (too-large is never downloaded)
+    "rejected": Rejected("12000 encoded words in the Subject"),
+    "data-error": DataError("SELECT ... FOR UPDATE", {"id": 2**31}, Exception("integer out of range")),
+    "bug": RuntimeError("a bug in the handler"),
+}
+
+
+@pytest.fixture
+def poisoned(monkeypatch):
+    """handle_message, except that it raises POISONS[kind] for a message marked X-Test-Poison."""
+    real = imap.handle_message
+
+    def handle(db, cfg, raw, **kwargs):  # type: ignore[no-untyped-def]
+        for kind, exc in POISONS.items():
+            if b"X-Test-Poison: " + kind.encode() in raw:
+                raise exc
+        assert b"X-Test-Poison" not in raw, "a message over the size bound was downloaded"
+        return real(db, cfg, raw, **kwargs)
+
+    monkeypatch.setattr(imap, "handle_message", handle)
+
+
 def test_a_reply_in_the_imap_mailbox_is_played_once_and_answered(app, smtp_server, dovecot):
     game_id = start_game(app, [f"Ann <{ANN}>", f"Bob <{BOB}>"], seed=11)
     deliver(app)
@@ -113,7 +168,7 @@ def test_a_reply_in_the_imap_mailbox_is_played_once_and_answered(app, smtp_serve
 
 def test_the_poller_waits_with_idle_and_plays_a_reply_as_it_arrives(app, smtp_server, dovecot, monkeypatch):
     monkeypatch.setattr(imap, "IDLE_SECONDS", 0.5)  # so that it notices the stop soon
-    game_id = start_game(app, [f"Ann <{ANN}>", f"Bob <{BOB}>"], seed=11)
+    game_id = start_game(app, [f"Ann <{ANN}> [fr]", f"Bob <{BOB}>"], seed=11)  # Ann writes French
     deliver(app)
     cfg = cfg_of(app)
     cfg.IMAP_URL = f"imap://{USER}:{PASSWORD}@127.0.0.1:{dovecot}/INBOX"
@@ -122,7 +177,7 @@ def test_the_poller_waits_with_idle_and_plays_a_reply_as_it_arrives(app, smtp_se
     poller.start()
     try:
         time.sleep(0.5)  # the poller is idling now
-        _fill(dovecot, reply_to(latest(smtp_server, ANN, "your turn"), ANN, "piocher", lang="fr").as_bytes())
+        _fill(dovecot, reply_to(latest(smtp_server, ANN), ANN, "piocher", lang="fr").as_bytes())
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and game_state(app, game_id)[1].version == 0:
             time.sleep(0.05)
@@ -139,3 +194,104 @@ def test_an_imap_url_is_read_into_host_port_user_and_folder():
         "imap.example.com", 993, True, "play@korsar.example", "p/ss", "Replies")
     with pytest.raises(ValueError):
         imap.parse_imap_url("http://imap.example.com")
+
+
+@pytest.mark.parametrize("kind", ["too-large", *POISONS])
+def test_a_message_the_poller_cannot_handle_is_quarantined_and_the_reply_after_it_is_played(
+        app, smtp_server, dovecot, poisoned, caplog, kind):
+    game_id = start_game(app, [f"Ann <{ANN}>", f"Bob <{BOB}>"], seed=11)
+    deliver(app)
+    turn = latest(smtp_server, ANN, "your turn")
+    good = reply_to(turn, ANN, "draw").as_bytes(policy=email.policy.SMTP)
+    _fill(dovecot, _poison(kind, good), good)
+    assert _poll(app, dovecot) == 2
+    assert game_state(app, game_id)[1].version == 1
+    assert _unseen(dovecot) == 0
+    assert [s.startswith("POISON") for s in _subjects(dovecot, "Korsar-quarantine")] == [True]
+    assert [s.startswith("POISON") for s in _subjects(dovecot, "INBOX")] == [False]
+    assert "moved to Korsar-quarantine" in caplog.text
+    assert str(turn["Reply-To"]).split("@")[0] not in caplog.text  # the uid and why, never the token
+    _fill(dovecot, _poison(kind, good))  # the quarantine folder exists now: used as it is
+    assert _poll(app, dovecot) == 1 and len(_subjects(dovecot, "Korsar-quarantine")) == 2
+
+
+def test_a_reply_to_a_game_id_past_2_31_does_not_stop_the_replies_after_it(app, smtp_server, dovecot):
+    game_id = start_game(app, [f"Ann <{ANN}>", f"Bob <{BOB}>"], seed=11)
+    deliver(app)
+    turn = latest(smtp_server, ANN, "your turn")
+    huge = reply_to(turn, ANN, "draw")
+    huge.replace_header("To", f"play+{2**31}-0-0-abcdefghijklmnop@korsar.test")  # PostgreSQL: DataError
+    _fill(dovecot, huge.as_bytes(), reply_to(turn, ANN, "draw").as_bytes())
+    assert _poll(app, dovecot) == 2
+    assert game_state(app, game_id)[1].version == 1
+    assert _unseen(dovecot) == 0
+
+
+def test_where_the_quarantine_cannot_take_a_message_it_is_flagged_and_marked_seen(
+        app, smtp_server, dovecot, poisoned, monkeypatch):
+    def no_move(self, uid_list, destination_folder, chunks=None):  # type: ignore[no-untyped-def]
+        raise MailboxMoveError("NO", "[CANNOT] not here")
+
+    monkeypatch.setattr(BaseMailBox, "move", no_move)
+    game_id = start_game(app, [f"Ann <{ANN}>", f"Bob <{BOB}>"], seed=11)
+    deliver(app)
+    good = reply_to(latest(smtp_server, ANN, "your turn"), ANN, "draw").as_bytes(policy=email.policy.SMTP)
+    _fill(dovecot, _poison("bug", good), good)
+    assert _poll(app, dovecot) == 2
+    assert game_state(app, game_id)[1].version == 1
+    flags = {subject.startswith("POISON"): found for subject, found in _flags(dovecot).items()}
+    assert flags == {True: {"\\Flagged", "\\Seen"}, False: {"\\Seen"}}
+
+
+@pytest.mark.parametrize("outage", ["closed-port", "operational-error"])
+def test_a_database_outage_leaves_every_message_unseen_for_the_next_poll(
+        app, smtp_server, dovecot, monkeypatch, outage):
+    game_id = start_game(app, [f"Ann <{ANN}>", f"Bob <{BOB}>"], seed=11)
+    deliver(app)
+    turn = latest(smtp_server, ANN, "your turn")
+    _fill(dovecot, reply_to(turn, ANN, "hello").as_bytes(), reply_to(turn, ANN, "draw").as_bytes())
+    away = make_engine(f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/korsar")  # nobody listens
+    if outage == "operational-error":  # the database went away in the middle of a handling
+        def down(db, cfg, raw, **kwargs):  # type: ignore[no-untyped-def]
+            raise OperationalError("SELECT 1", {}, Exception("server closed the connection unexpectedly"))
+        monkeypatch.setattr(imap, "handle_message", down)
+        away = None
+    with pytest.raises(imap.DatabaseAway):
+        _poll(app, dovecot, db=away)
+    assert _unseen(dovecot) == 2
+    assert _subjects(dovecot, "Korsar-quarantine") == []
+    monkeypatch.undo()
+    assert _poll(app, dovecot) == 2  # the database is back
+    assert game_state(app, game_id)[1].version == 1
+    assert _unseen(dovecot) == 0
+
+
+def test_the_poller_goes_on_after_a_database_outage(app, smtp_server, dovecot, monkeypatch):
+    monkeypatch.setattr(imap, "IDLE_SECONDS", 0.5)
+    monkeypatch.setattr(imap, "RETRY_SECONDS", 0.2)
+    game_id = start_game(app, [f"Ann <{ANN}>", f"Bob <{BOB}>"], seed=11)
+    deliver(app)
+    _fill(dovecot, reply_to(latest(smtp_server, ANN, "your turn"), ANN, "draw").as_bytes())
+    real, failures = imap.handle_message, []
+
+    def down_twice(db, cfg, raw, **kwargs):  # type: ignore[no-untyped-def]
+        if len(failures) < 2:
+            failures.append(1)
+            raise OperationalError("SELECT 1", {}, Exception("the database system is starting up"))
+        return real(db, cfg, raw, **kwargs)
+
+    monkeypatch.setattr(imap, "handle_message", down_twice)
+    cfg = cfg_of(app)
+    cfg.IMAP_URL = f"imap://{USER}:{PASSWORD}@127.0.0.1:{dovecot}/INBOX"
+    stop = threading.Event()
+    poller = threading.Thread(target=imap.poll_forever, args=(db_of(app), cfg, stop), daemon=True)
+    poller.start()
+    try:
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and game_state(app, game_id)[1].version == 0:
+            time.sleep(0.05)
+        assert game_state(app, game_id)[1].version == 1 and len(failures) == 2
+    finally:
+        stop.set()
+        poller.join(timeout=10)
+    assert not poller.is_alive()

@@ -1,15 +1,20 @@
 """Names: a game's name and a player's name have their own checks and sentences; emoji
 sequences (zero-width joiners) and scripts written with the zero-width non-joiner are names;
-only control characters, line breaks and text-reordering controls are refused; a refusal names
-the seat and marks its field; the form's maxlength is the server's limit."""
+only control characters, line breaks, text-reordering controls (the marks included), invisible
+spaces and joiners that join nothing are refused; a refusal names the seat and marks its field;
+the form's maxlength is the server's limit. Talk refuses the text-reordering controls too."""
 from __future__ import annotations
 
 import re
 
 import pytest
 from game_helpers import seats, start_game
+from sqlmodel import select
 
-from pbem.games import service
+from pbem import links
+from pbem.db import session_scope
+from pbem.games import service, talk
+from pbem.models import Game, OutboxMessage, TalkMessage, utcnow
 
 ANN, BOB = "Ann <ann@example.com>", "Bob <bob@example.com>"
 PIRATE_FLAG = "\U0001F3F4\u200D\u2620\uFE0F"
@@ -31,6 +36,65 @@ def test_names_with_joiners_and_non_joiners_are_accepted_as_written(app, name):
 def test_control_characters_and_line_breaks_are_refused_in_a_player_name(name):
     with pytest.raises(service.GameError, match="may not contain line breaks or control characters"):
         service.check_name(name)
+
+
+BIDI_CONTROLS = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069",
+                 "\u200e", "\u200f", "\u061c"]
+
+
+@pytest.mark.parametrize("control", BIDI_CONTROLS, ids=lambda c: f"U+{ord(c):04X}")
+def test_every_bidirectional_control_is_refused_in_a_name(control):
+    with pytest.raises(service.GameError, match="may not contain line breaks or control characters"):
+        service.check_name(f"Eve{control}X")
+
+
+@pytest.mark.parametrize("name", ["An\u200bn", "Ann\u2060", "\ufeffAnn",  # invisible spaces
+                                  "Ann\u200d", "\u200cAnn", "Ann \u200d Bob", "An\u200d\u200dn"],  # joining nothing
+                         ids=["zwsp", "word-joiner", "bom", "zwj-at-end", "zwnj-at-start", "zwj-alone",
+                              "two-joiners"])
+def test_invisible_characters_are_refused_in_names(name):
+    for check in (service.check_name, service.check_game_name):
+        with pytest.raises(service.GameError, match="may not contain invisible characters"):
+            check(name)
+
+
+def test_the_new_game_form_says_a_name_holds_invisible_characters(client):
+    form = {"your_name": "An\u200bn", "your_email": "ann@example.com", "players": "bot:greedy",
+            "deadline_hours": "72", "reminders": "50,85", "on_timeout": "autoplay"}
+    response = client.post("/new", data=form)
+    assert response.status_code == 422
+    assert "A name may not hold invisible characters" in response.get_data(as_text=True)
+
+
+@pytest.fixture
+def team_game(app):
+    return start_game(app, [ANN, BOB, "Cid <cid@example.com>", "Dan <dan@example.com>"], teams=True, seed=5)
+
+
+@pytest.mark.parametrize("words", [f"keep the blue{c} for ship 2" for c in BIDI_CONTROLS] + ["&#x202E;olleh"],
+                         ids=[f"U+{ord(c):04X}" for c in BIDI_CONTROLS] + ["entity"])
+def test_talk_that_would_turn_the_text_around_is_refused_and_nothing_is_stored(app, team_game, words):
+    cfg = app.config["KORSAR"]
+    with session_scope(app.extensions["korsar_db"]) as session:
+        game = session.get(Game, team_game)
+        table = service.seats_of(session, team_game)
+        said = talk.say(session, cfg, game, table, table[0], words + " " + "and more words " * 30, utcnow())
+        assert said.refused == talk.BIDI_IN_TALK and not talk.reorders(said.text)
+        assert "direction of the text" in said.refused_text
+    with session_scope(app.extensions["korsar_db"]) as session:
+        assert session.exec(select(TalkMessage)).first() is None
+        assert session.exec(select(OutboxMessage).where(OutboxMessage.kind == "talk_heard")).first() is None
+
+
+def test_the_talk_form_refuses_a_bidirectional_control_with_its_sentence(app, client, team_game):
+    cfg = app.config["KORSAR"]
+    seat = seats(app, team_game)[0]
+    token = links.sign_seat(cfg, team_game, seat.position, seat.link_nonce)
+    response = client.post(f"/g/{token}/talk", data={"text": "gg \u202eekaj"})
+    assert response.status_code == 422
+    assert "direction of the text" in response.get_data(as_text=True)
+    with session_scope(app.extensions["korsar_db"]) as session:
+        assert session.exec(select(TalkMessage)).first() is None
 
 
 def test_a_long_game_name_is_refused_with_the_game_names_own_sentence():

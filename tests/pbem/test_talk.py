@@ -1,4 +1,4 @@
-"""Partners talk: in a team game the words of a reply that are not the move reach the partner
+"""Partners talk: in a team game the words of a reply beside its move (or after "say") reach the partner
 only (in the next email they get, or at once when long) and the partner's game page; in an
 individual game table talk is off unless the game turns it on. The game page's form too."""
 from __future__ import annotations
@@ -71,7 +71,7 @@ def test_a_short_message_waits_for_the_next_email_the_partner_gets_from_a_reply(
 def test_a_long_message_is_emailed_to_the_partner_at_once(app, smtp_server, receiver, team_game):
     _, seats = _seats(app, team_game)
     partner = next(s for s in seats if s.team == seats[0].team and s.position != 0)
-    words = "Let us plan: " + "watch the red pirates on ship two and keep the admiral. " * 6
+    words = "say Let us plan: " + "watch the red pirates on ship two and keep the admiral. " * 6
     before = outbox_ids(app)
     send(receiver, reply_to(latest(smtp_server, ANN, "your turn"), ANN, words))
     heard = [r for r in new_mail(app, before) if r.kind == "talk_heard"]

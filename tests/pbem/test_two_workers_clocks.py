@@ -88,7 +88,8 @@ def test_two_worker_processes_send_each_reminder_once_and_apply_each_timeout_onc
     with session_scope(engine) as session:
         for n in range(4):
             game = create_game(session, cfg, [f"P{n}a <p{n}a@example.com>", f"P{n}b <p{n}b@example.com>"],
-                               seed=n, deadline_hours=0.002, reminders="50", on_timeout="pause")
+                               seed=n, deadline_hours=1, reminders="50", on_timeout="pause")
+            game.deadline_hours = 0.002  # seconds: shorter than any entry allows (1 hour at least)
             for seat in seats_of(session, game.id):
                 seat.timezone = daytime_zone()
                 session.add(seat)

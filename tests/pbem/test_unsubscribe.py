@@ -150,6 +150,7 @@ SETUP_KINDS = {"confirm_game", "invitation", "invitation_declined", "invitations
 def _queue_every_setup_email(session, cfg) -> None:  # type: ignore[no-untyped-def]
     """One email of each kind about a game being set up, for rows made here."""
     from pbem.letters import invitations as letters
+    from pbem.mail.outbox import enqueue
     from pbem.models import Invitation, Proposal
 
     proposal = Proposal(creator_email="ann@example.com", nonce="p", name="Tortuga",
@@ -162,12 +163,12 @@ def _queue_every_setup_email(session, cfg) -> None:  # type: ignore[no-untyped-d
                        status="invited", nonce="b", expires_at=T0 + timedelta(days=7))]
     session.add_all(rows)
     session.flush()
-    letters.queue_confirmation(session, cfg, proposal, rows)
+    letters.queue_confirmation(session, cfg, proposal)  # written at delivery
     letters.queue_invitation(session, cfg, proposal, rows[1], rows)
     letters.queue_declined(session, cfg, proposal, rows[1], rows)
     letters.queue_expired(session, cfg, proposal, [rows[1]], rows)
     letters.queue_proposal_cancelled(session, cfg, proposal, rows[1], rows)
-    letters.queue_my_games_link(session, cfg, "bob@example.com", "en")
+    enqueue(session, cfg, letters.my_games_link_email(cfg, "bob@example.com", "en"))  # as the worker writes it
 
 
 NEVER_LINK = re.compile(re.escape(LONG_BASE_URL) + r"/never/([\w.-]+)")

@@ -120,9 +120,9 @@ class CreateGameForm(FlaskForm):
     # (pbem/games/invitations.py); unchecked, the game starts at once (they agreed elsewhere).
     invite_first = BooleanField("Ask the players first: each gets one invitation, and the game starts when "
                                 "all have accepted", default=True)
+    # Its bounds are the service's (`check_deadline_hours`, with the whole setup): no NumberRange here.
     deadline_hours = FloatField("Hours per turn", default=72,
-                                validators=[InputRequired(message="Give the hours a player has per turn."),
-                                            NumberRange(min=1, max=24 * 30, message="Between 1 and 720 hours.")])
+                                validators=[InputRequired(message="Give the hours a player has per turn.")])
     reminders = StringField("Reminders (percent of the deadline)", default="50,85",
                             validators=[Length(max=100)])
     on_timeout = SelectField(
