@@ -285,8 +285,8 @@ def our_email(session: Session, cfg: Config, seat: Seat, answered_ids: Iterable[
     # The latest emails' text parts, and the HTML of the one answered only: reading our HTML
     # twice per email cost a reply 60 ms (`python -m benchmarks.inbound_bench`: 51 -> 22 a second).
     texts = list(session.exec(select(OutboxMessage.text_body).where(
-        *sent, col(OutboxMessage.game_id) == seat.game_id).order_by(col(OutboxMessage.id).desc())
-        .limit(OUR_LATEST_EMAILS)).all())
+        *sent, col(OutboxMessage.game_id) == seat.game_id)  # by ix_outbox_game_created, not the id
+        .order_by(col(OutboxMessage.created_at).desc()).limit(OUR_LATEST_EMAILS)).all())
     ids = [i for i in answered_ids if i][:3]
     if ids:
         for text, html in session.exec(select(OutboxMessage.text_body, OutboxMessage.html_body).where(
