@@ -180,6 +180,7 @@ class _Reply:
     def act(self) -> Handled:
         reading, game = self.reading, self.game
         if game.status != GameStatus.RUNNING:
+            reason = _(NO_MOVE)  # check_running names every status that is not running
             try:
                 service.check_running(game)
             except service.GameError as exc:
