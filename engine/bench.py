@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from engine import core, rules
 from engine.bots import get_bot
 from engine.bots.playout import play_out
-from engine.bots.sampler import Sampler
-from engine.view import player_view
+from engine.view import Sampler, player_view
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal")
 

@@ -2,14 +2,30 @@
 
 Nothing secret leaves through ``player_view``: other sides' hands appear only
 as sizes and the draw pile only as a count. ``admin_view`` adds every hand.
+
+Its inverse lives here too (as OpenSpiel's ``ResampleFromInfostate`` sits with the game):
+``state_from_view(view)`` is one core state that shows ``view`` to its seat, and
+``resample(view, rng)`` a random one of them, the unseen cards dealt anew; ``Sampler(view)``
+rebuilds the public part once for a search that deals many samples.
 """
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from engine import rules
-from engine.cards import COLOURS, KIND_CODES
-from engine.state import PLAYED_KIND_SHIFT, PLAYED_SEAT_MASK, GameState, Ship, hand_codes
+from engine.cards import CODE_KIND, COLOURS, KIND_CODES, KIND_COUNTS, N_KINDS
+from engine.state import (
+    PLAYED_KIND_SHIFT,
+    PLAYED_SEAT_MASK,
+    GameState,
+    Options,
+    Ship,
+    add_to_hand,
+    empty_state,
+    hand_codes,
+    recount_capturable,
+)
 
 
 def table_json(state: GameState) -> list[dict[str, Any]]:
@@ -131,3 +147,96 @@ def admin_view(state: GameState) -> dict[str, Any]:
     _hand_penalties(view, state, set(range(state.n_seats)))
     return view
 
+
+
+def state_from_view(view: dict[str, Any]) -> GameState:
+    """One core state behind a seat's ``view`` (``player_view`` of it for that seat is ``view``):
+    the unseen cards dealt in card order, first to the hidden hands, the rest to the pile."""
+    sampler = Sampler(view)
+    return sampler.deal(sampler.unseen)
+
+
+def resample(view: dict[str, Any], rng: random.Random) -> GameState:
+    """A random core state behind ``view``: the unseen cards shuffled by ``rng`` and dealt."""
+    return Sampler(view).sample(rng)
+
+
+def _ship_record(ship: dict[str, Any], n_sides: int) -> dict[str, Any]:
+    """A view's ship as state_to_json writes it; a pirate's seat is its side's lead seat
+    (the core only reads pirates' sides), a captain's or the admiral's is its own."""
+    leader = ship["leader"]
+    cards = []
+    lead = [-1] * n_sides
+    for s in ship["sides"]:
+        lead[s["side"]] = s["lead_seat"]
+        for code in s["cards"]:
+            is_leader = leader is not None and code == leader["card"] and s["side"] == leader["side"]
+            cards.append([leader["seat"] if is_leader else s["lead_seat"], code])
+    hold = ship["on_hold_for"]
+    return {"id": ship["id"], "owner": ship["owner"], "value": ship["value"], "cards": cards,
+            "lead": lead, "hold": -1 if hold is None else hold}
+
+
+class Sampler:
+    """Determinizations of a seat's view: its public state rebuilt once as a core state (table,
+    score piles, own and partner hands, seat to move, options) and the unseen cards (the 78
+    minus every card the view shows), dealt into the other sides' hands (sizes from the view)
+    and the draw pile, so each deal is one possible truth a search can play out on the core."""
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        seat = view["seat"]
+        partner = view["partner"]
+        st = empty_state(list(view["players"]), bool(view["teams"]),
+                         Options.from_json(view["options"]), [])
+        st.seat = view["to_move"]
+        st.version = view["version"]
+        seen = [0] * N_KINDS
+        for who, codes in ((seat, view["hand"]), (partner, view["partner_hand"] or [])):
+            for code in codes:
+                add_to_hand(st, who, CODE_KIND[code])
+                seen[CODE_KIND[code]] += 1
+        st.table = [Ship.from_json(_ship_record(s, st.n_sides), st.side_of, st.n_sides)
+                    for s in view["table"]]
+        st.ships = {sh.id: sh for sh in st.table}
+        for s in view["table"]:
+            seen[CODE_KIND[f"M{s['value']}"]] += 1
+            for side in s["sides"]:
+                for code in side["cards"]:
+                    seen[CODE_KIND[code]] += 1
+        st.score_piles = [list(p) for p in view["score_piles"]]
+        st.gold = [sum(p) for p in st.score_piles]
+        for pile in st.score_piles:
+            for value in pile:
+                seen[CODE_KIND[f"M{value}"]] += 1
+        st.out = [CODE_KIND[code] for code in view["out_of_game"]]
+        for kind in st.out:
+            seen[kind] += 1
+        # Ships are numbered in play order and never reused (R3.3).
+        st.last_ship = len(st.table) + sum(len(p) for p in st.score_piles)
+        recount_capturable(st)
+        self.template = st
+        self.unseen = [k for k in range(N_KINDS) for _ in range(KIND_COUNTS[k] - seen[k])]
+        self.hidden_seats = [s for s in range(st.n_seats) if s not in (seat, partner)]
+        self.hidden_sizes = [view["hand_sizes"][s] for s in self.hidden_seats]
+        self.pile_size = view["draw_pile"]
+        if len(self.unseen) != sum(self.hidden_sizes) + self.pile_size or min(
+                KIND_COUNTS[k] - seen[k] for k in range(N_KINDS)) < 0:
+            raise ValueError("The view does not account for the 78 cards.")
+
+    def sample(self, rng: random.Random) -> GameState:
+        """A fresh state: the template with the unseen cards dealt at random."""
+        cards = self.unseen[:]
+        rng.shuffle(cards)
+        return self.deal(cards)
+
+    def deal(self, cards: list[int]) -> GameState:
+        """A fresh state: the template with ``cards`` (the unseen ones, in some order) dealt to
+        the hidden hands in seat order, the rest left as the draw pile."""
+        st = self.template.clone()
+        at = 0
+        for seat, size in zip(self.hidden_seats, self.hidden_sizes):
+            for kind in cards[at:at + size]:
+                add_to_hand(st, seat, kind)
+            at += size
+        st.pile = cards[at:]
+        return st

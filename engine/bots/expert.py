@@ -30,7 +30,7 @@ from typing import Any
 
 from engine.bots.base import Bot
 from engine.bots.playout import margin, play_out
-from engine.bots.sampler import Sampler
+from engine.view import Sampler
 from engine.core import legal_moves, side_scores, step
 from engine.moves import encode
 from engine.state import GameState

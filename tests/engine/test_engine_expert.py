@@ -12,7 +12,7 @@ from engine import Options, admin_view, apply_move, core, new_game, player_view
 from engine.bots import get_bot
 from engine.bots.expert import ExpertBot, IsmctsBot
 from engine.bots.playout import greedy_choices, margin, play_out
-from engine.bots.sampler import Sampler
+from engine.view import Sampler, resample, state_from_view
 from engine.cards import FULL_DECK, KIND_CODES
 from engine.moves import decode
 from engine.state import state_to_json
@@ -101,6 +101,20 @@ def test_a_sample_deals_exactly_the_unseen_cards_into_hidden_places(seed, moves,
     if state.seat == seat:
         assert core.legal_moves(sample) == core.legal_moves(state)
     assert sample.options == state.options
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), moves=st.integers(0, 60),
+       game=st.sampled_from(GAMES), viewer=st.integers(0, 7))
+def test_state_from_view_and_resample_show_the_seat_its_own_view(seed, moves, game, viewer):
+    players, teams, options = game
+    positions = list(_positions(players, teams, options, seed))
+    state = positions[min(moves, len(positions) - 1)]
+    seat = viewer % players
+    view = player_view(state, seat)
+    assert player_view(state_from_view(view), seat) == view
+    assert player_view(resample(view, random.Random(seed)), seat) == view
+    assert state_to_json(state_from_view(view)) == state_to_json(state_from_view(view))
 
 
 def _same_view_other_secrets(state, seat):
