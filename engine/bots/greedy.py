@@ -1,7 +1,9 @@
-"""The greedy bot: one-move lookahead with a few plain heuristics.
+"""The greedy heuristic: one-move lookahead with a few plain rules, in one place.
 
-It scores every legal move from the view alone and plays the best (ties
-broken by the rng):
+``greedy_choices(state)`` rates every legal move of the seat to move and keeps the best
+(in legal-move order); ``GreedyBot`` plays ``rng.choice`` of them on the state rebuilt from
+its view (``state_from_view``: the rating reads only what the view shows), and the search
+bots' playouts (playout.py) call it on their samples: no views and no dicts in the hot loop.
 - get merchant ships out of the hand (a ship in hand counts against you at
   the end, a ship on the table usually comes home), urgently once the draw
   pile is empty;
@@ -18,58 +20,77 @@ import random
 from typing import Any
 
 from engine.bots.base import Bot
+from engine.cards import ADMIRAL, KIND_IS_CAPTAIN, KIND_STRENGTH, KIND_VALUE, N_KINDS, \
+    N_MERCHANT_KINDS
+from engine.core import DRAW, KIND_MASK, SHIP_SHIFT, legal_moves
+from engine.moves import decode
+from engine.state import GameState
+from engine.view import state_from_view
 
-_STRENGTH = {"1": 1, "2": 2, "3": 3, "4": 4}
-_ATTACK_BONUS = 2.0
+_ATTACK_BONUS = 2.0  # taking a rival's ship also takes that gold from a rival
+_LEADERS = tuple(k == ADMIRAL or KIND_IS_CAPTAIN[k] for k in range(N_KINDS))
+# Keep captains and the admiral longest, then strong pirates.
+_DISCARD_SCORE = tuple(-10.0 - (6 if _LEADERS[k] else KIND_STRENGTH[k]) for k in range(N_KINDS))
+_PIRATE_COST = tuple(0.3 * KIND_STRENGTH[k] for k in range(N_KINDS))
+
+
+def greedy_choices(st: GameState) -> list[int]:
+    """The core moves the greedy heuristic rates best for the seat to move, in legal-move order."""
+    seat = st.seat
+    side = st.side_of[seat]
+    partner = seat ^ 1 if st.teams else -1
+    endgame = not st.pile
+    ships = st.ships
+    best = -1e9
+    choices: list[int] = []
+    for m in legal_moves(st):
+        if m == DRAW:
+            score: float = 0.5
+        else:
+            kind = m & KIND_MASK
+            ship_id = m >> SHIP_SHIFT
+            if not ship_id:
+                if kind < N_MERCHANT_KINDS:
+                    score = KIND_VALUE[kind] + (10 if endgame else 0)
+                else:
+                    score = _DISCARD_SCORE[kind]
+            else:
+                sh = ships[ship_id]
+                value = sh.value
+                ours = sh.owner == seat or sh.owner == partner
+                if sh.played:
+                    w = sh.leader_side if sh.leader_side >= 0 else sh.best_side
+                    already = w == side
+                else:
+                    already = ours
+                if already:
+                    score = -5.0  # already ours: keep the card
+                else:
+                    swing = 0.0 if ours else _ATTACK_BONUS
+                    if _LEADERS[kind]:
+                        # A captain or the admiral takes the lead outright: spend it on big ships.
+                        score = value - 3.5 + swing
+                    elif sh.leader_side >= 0 and sh.leader_side != side:
+                        score = -4.0  # pirates cannot beat a captain or the admiral
+                    else:
+                        strength = sh.strength
+                        others = max(x for s, x in enumerate(strength) if s != side)
+                        if strength[side] + KIND_STRENGTH[kind] > others:
+                            score = value + (0.5 if ours else swing) - _PIRATE_COST[kind]
+                        else:
+                            score = -3.0 + 0.1 * value
+        if score > best:
+            best = score
+            choices = [m]
+        elif score == best:
+            choices.append(m)
+    return choices
 
 
 class GreedyBot(Bot):
     name = "greedy"
 
     def choose(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-        moves = view["legal_moves"]
-        if not moves:
+        if not view["legal_moves"]:
             raise ValueError("There is no legal move in this view: it is not this seat's turn.")
-        seat = view["seat"]
-        my_side = view["team_of"][seat] if view["teams"] else seat
-        friends = {seat, view.get("partner")}
-        ships = {s["id"]: s for s in view["table"]}
-        endgame = view["draw_pile"] == 0
-        scored = [(self._score(m, ships, my_side, friends, endgame), i)
-                  for i, m in enumerate(moves)]
-        best = max(s for s, _ in scored)
-        choices = [i for s, i in scored if s == best]
-        return dict(moves[rng.choice(choices)])
-
-    def _score(self, move: dict[str, Any], ships: dict[int, dict[str, Any]], my_side: int,
-               friends: set, endgame: bool) -> float:
-        action = move["action"]
-        if action == "draw":
-            return 0.5
-        code = move["card"]
-        if action == "discard":
-            # Keep captains and the admiral longest, then strong pirates.
-            return -10.0 - (6 if code[1] in "CD" else _STRENGTH[code[1]])
-        if code[0] == "M":
-            return int(code[1:]) + (10 if endgame else 0)
-        ship = ships[move["target"]]
-        value = ship["value"]
-        sides = {s["side"]: s for s in ship["sides"]}
-        winner = ship["strongest_side"]
-        ours = ship["owner"] in friends
-        if winner == my_side or (winner is None and not ship["sides"] and ours):
-            return -5.0  # already ours: keep the card
-        leader = ship["leader"]
-        mine = sides.get(my_side, {}).get("strength", 0)
-        others = max((s["strength"] for side, s in sides.items() if side != my_side), default=0)
-        # Taking a rival's ship also takes that gold from a rival: worth a bonus.
-        swing = 0.0 if ours else _ATTACK_BONUS
-        if code == "AD" or code[1] == "C":
-            # A captain or the admiral takes the lead outright: spend it on big ships.
-            return value - 3.5 + swing
-        if leader is not None and leader["side"] != my_side:
-            return -4.0  # pirates cannot beat a captain or the admiral
-        new = mine + _STRENGTH[code[1]]
-        if new > others:
-            return value + (0.5 if ours else swing) - 0.3 * _STRENGTH[code[1]]
-        return -3.0 + 0.1 * value
+        return decode(rng.choice(greedy_choices(state_from_view(view))))

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from engine import Options, admin_view, apply_move, core, new_game, player_view
 from engine.bots import get_bot
 from engine.bots.expert import ExpertBot, IsmctsBot
-from engine.bots.playout import greedy_choices, margin, play_out
+from engine.bots.greedy import greedy_choices
+from engine.bots.playout import margin, play_out
 from engine.view import Sampler, resample, state_from_view
 from engine.cards import FULL_DECK, KIND_CODES
 from engine.moves import decode
