@@ -29,7 +29,7 @@ $(VENV)/.installed: pyproject.toml
 # Every translatable string of the code into the two templates (.pot), one per domain.
 translations-extract: $(VENV)/.installed
 	for d in $(DOMAINS); do \
-	  $(BABEL) -q extract -F babel-$$d.cfg -k _ -k gettext -k ngettext:1,2 -k lazy \
+	  $(BABEL) -q extract -F babel-$$d.cfg -k _ -k gettext -k ngettext:1,2 -k lazy -k BotKind:1 \
 	    --sort-by-file --project=korsar -o $(TRANSLATIONS)/$$d.pot . || exit 1; \
 	done
 

@@ -1,15 +1,54 @@
-"""Bots behind one small interface: ``get_bot(name).choose(view, rng) -> move``."""
+"""Bots behind one small interface: ``get_bot(name).choose(view, rng) -> move``.
+
+``REGISTRY`` is the one list of bots: a new bot is one line there, and every list of bots
+(``BOTS``, the command line, the service's forms and seat names) reads it.
+"""
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from engine.bots.base import Bot
 from engine.bots.expert import DEFAULT_BUDGET_MS, ExpertBot, IsmctsBot
 from engine.bots.greedy import GreedyBot
 from engine.bots.random_bot import RandomBot
 
-BOTS: tuple[str, ...] = ("random", "greedy", "expert", "expert_ismcts")
-_CLASSES: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot}
-_SEARCHERS: dict[str, type[ExpertBot] | type[IsmctsBot]] = {
-    "expert": ExpertBot, "expert_ismcts": IsmctsBot}
+Factory = Callable[[float | None, int | None], Bot]  # (budget_ms, iterations) -> a bot
+
+
+@dataclass(frozen=True)
+class BotKind:
+    """One bot: the message id of its display name and how to make one.
+
+    ``display`` is plain English here (the engine knows no languages); the service translates
+    it where it shows it, and its catalog extraction reads these calls (``-k BotKind:1``)."""
+
+    display: str
+    make: Factory
+
+
+def _plain(cls: type[Bot]) -> Factory:
+    """A bot without a budget: it ignores both."""
+    return lambda budget_ms, iterations: cls()
+
+
+def _searcher(cls: type[ExpertBot] | type[IsmctsBot]) -> Factory:
+    """A search bot: ``iterations`` playouts a move if given, else ``budget_ms`` (default
+    DEFAULT_BUDGET_MS) CPU milliseconds."""
+    def make(budget_ms: float | None, iterations: int | None) -> Bot:
+        if iterations is not None:
+            return cls(budget_ms=None, iterations=iterations)
+        return cls(budget_ms=DEFAULT_BUDGET_MS if budget_ms is None else budget_ms)
+    return make
+
+
+REGISTRY: dict[str, BotKind] = {
+    "random": BotKind("Random bot", _plain(RandomBot)),
+    "greedy": BotKind("Greedy bot", _plain(GreedyBot)),
+    "expert": BotKind("Expert bot", _searcher(ExpertBot)),
+    "expert_ismcts": BotKind("Expert bot (deep search)", _searcher(IsmctsBot)),
+}
+BOTS: tuple[str, ...] = tuple(REGISTRY)  # the names, in the order lists show them
 
 
 def get_bot(name: str, *, budget_ms: float | None = None,
@@ -17,15 +56,12 @@ def get_bot(name: str, *, budget_ms: float | None = None,
     """A bot by name; ValueError for an unknown name. ``budget_ms`` (CPU milliseconds a
     move, default DEFAULT_BUDGET_MS) or ``iterations`` (playouts a move) set a search
     bot's budget; the other bots ignore them."""
-    if name in _SEARCHERS:
-        if iterations is not None:
-            return _SEARCHERS[name](budget_ms=None, iterations=iterations)
-        return _SEARCHERS[name](budget_ms=DEFAULT_BUDGET_MS if budget_ms is None else budget_ms)
     try:
-        return _CLASSES[name]()
+        kind = REGISTRY[name]
     except KeyError:
         raise ValueError(f"Unknown bot {name!r}: choose one of {', '.join(BOTS)}.") from None
+    return kind.make(budget_ms, iterations)
 
 
-__all__ = ["BOTS", "DEFAULT_BUDGET_MS", "Bot", "ExpertBot", "GreedyBot", "IsmctsBot",
-           "RandomBot", "get_bot"]
+__all__ = ["BOTS", "DEFAULT_BUDGET_MS", "REGISTRY", "Bot", "BotKind", "ExpertBot", "GreedyBot",
+           "IsmctsBot", "RandomBot", "get_bot"]

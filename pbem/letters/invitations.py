@@ -23,6 +23,7 @@ from typing import Any
 from babel.numbers import format_percent
 from sqlmodel import Session
 
+import engine.bots
 import pbem.i18n as i18n
 from pbem import links
 from pbem.config import Config
@@ -35,13 +36,6 @@ from pbem.models import Invitation, InvitationStatus, Proposal, SeatKind
 from pbem.schedule import parse_ladder
 from pbem.words import plural
 
-# A bot's seat is named after its kind, in the reader's words (the stored name is English).
-BOT_NAMES: dict[str, str] = {
-    "random": lazy("Random bot"),
-    "greedy": lazy("Greedy bot"),
-    "expert": lazy("Expert bot"),
-    "expert_ismcts": lazy("Expert bot (deep search)"),
-}
 CONFIRM_HOURS = links.CONFIRM_MAX_AGE // 3600
 MY_GAMES_DAYS = links.MY_GAMES_MAX_AGE // (24 * 3600)
 # "I did not ask for this": an address token (pbem.links) of its own purpose, with no age: the
@@ -85,10 +79,11 @@ def short(name: str) -> str:
 
 
 def player_name(invitation: Invitation) -> str:
-    """A person's name as typed; a bot by its kind, in the reader's language."""
+    """A person's name as typed; a bot by its kind's display name (engine.bots.REGISTRY, in
+    this domain's catalog), in the reader's language (the stored name is English)."""
     if invitation.kind == SeatKind.BOT:
-        known = BOT_NAMES.get(invitation.bot or "")
-        return _(known) if known else _("Bot (%(kind)s)", kind=invitation.bot or "?")
+        known = engine.bots.REGISTRY.get(invitation.bot or "")
+        return _(known.display) if known else _("Bot (%(kind)s)", kind=invitation.bot or "?")
     return invitation.name
 
 

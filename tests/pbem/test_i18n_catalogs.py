@@ -14,6 +14,7 @@ import pytest
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po
 
+import engine.bots
 from pbem import i18n
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,11 +52,18 @@ def _forms(message: Message) -> list[str]:
 def test_the_template_holds_every_message_the_code_marks(domain, tmp_path):
     fresh = tmp_path / f"{domain}.pot"
     subprocess.run([str(PYBABEL), "-q", "extract", "-F", f"babel-{domain}.cfg", "-k", "_", "-k", "gettext",
-                    "-k", "ngettext:1,2", "-k", "lazy", "-o", str(fresh), "."], cwd=ROOT, check=True)
+                    "-k", "ngettext:1,2", "-k", "lazy", "-k", "BotKind:1", "-o", str(fresh), "."], cwd=ROOT, check=True)
     with fresh.open("rb") as handle:
         marked = _ids(read_po(handle))
     missing = sorted(marked - _ids(_template(domain)))
     assert not missing, f"{len(missing)} marked messages not in {domain}.pot (make translations-update): {missing[:10]}"
+
+
+def test_every_bots_display_name_is_a_message_of_the_emails_template():
+    """engine.bots.REGISTRY's display names are plain English in the engine, extracted from it
+    (babel-emails.cfg, -k BotKind:1), so every bot is named in the reader's language."""
+    names = {kind.display for kind in engine.bots.REGISTRY.values()}
+    assert names <= _ids(_template("emails"))
 
 
 @pytest.mark.parametrize("domain, code", CATALOGS)
