@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import ADMIRAL, CODE_KIND, COLOURS, KIND_COLOUR, KIND_IS_CAPTAIN, KIND_STRENGTH, colour_of
+from engine.view_types import AnyView, PlayerView, ShipView
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ class Outcome:
     by: str | None = None
 
 
-def _side_of(view: dict[str, Any], seat: int) -> int:
+def _side_of(view: AnyView, seat: int) -> int:
     team_of = view.get("team_of")
     return team_of[seat] if team_of else seat
 
@@ -78,7 +79,7 @@ def _has_colour(code: str) -> bool:
     return KIND_COLOUR[CODE_KIND[code]] >= 0
 
 
-def blocked(view: dict[str, Any]) -> list[Blocked]:
+def blocked(view: PlayerView) -> list[Blocked]:
     """Why the viewer (``view["seat"]``) can attack or reinforce none of some ships, one reason
     per such ship in table order; ``no_pirates`` alone when the hand holds no pirate ship.
     It reads the hand only, whoever is to move (the answer is the same on the viewer's turn)."""
@@ -108,7 +109,7 @@ def blocked(view: dict[str, Any]) -> list[Blocked]:
     return out
 
 
-def outlook(ship: dict[str, Any]) -> Outlook:
+def outlook(ship: ShipView) -> Outlook:
     """Who would take ``ship`` (one entry of ``view["table"]``) if the capture checks ran now."""
     sides = ship["sides"]
     if not sides:
@@ -128,7 +129,7 @@ def outlook(ship: dict[str, Any]) -> Outlook:
                    tied_sides=tuple(sd["side"] for sd in sides if sd["strength"] == best))
 
 
-def outcome(view: dict[str, Any], move: dict[str, Any]) -> Outcome | None:
+def outcome(view: PlayerView, move: dict[str, Any]) -> Outcome | None:
     """What a legal ``move`` of the viewer will do, or None when it is plain (a draw)."""
     action = move.get("action")
     if action == "draw":

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.cards import CODE_KIND, COLOURS, COLOUR_LETTERS
+from engine.view_types import AnyView
 
 _COLOUR_OF_LETTER = {letter: COLOURS[i].capitalize() for i, letter in enumerate(COLOUR_LETTERS)}
 
@@ -34,7 +35,7 @@ def _ship_phrase(ship_id: int | None, owner: int | None, value: int | None, play
     return f"{whose} ship {ship_id}{gold}"
 
 
-def describe_move(move: dict[str, Any], view: dict[str, Any]) -> str:
+def describe_move(move: dict[str, Any], view: AnyView) -> str:
     """The move in words from the point of view of ``view["seat"]``.
 
     "Draw a card", "Play your merchant ship (5 gold)", "Attack Bob's ship 3 (5 gold)

@@ -26,19 +26,20 @@ from engine.state import (
     hand_codes,
     recount_capturable,
 )
+from engine.view_types import AdminView, LeaderView, PlayerView, PublicView, ShipView, SideView
 
 
-def table_json(state: GameState) -> list[dict[str, Any]]:
+def table_json(state: GameState) -> list[ShipView]:
     """The public table: each ship, the sides fighting for it, who leads it."""
     return [_ship_json(state, sh) for sh in state.table]
 
 
-def _ship_json(state: GameState, sh: Ship) -> dict[str, Any]:
+def _ship_json(state: GameState, sh: Ship) -> ShipView:
     cards_of: dict[int, list[str]] = {}
     for p in sh.played:
         cards_of.setdefault(state.side_of[p & PLAYED_SEAT_MASK], []).append(
             KIND_CODES[p >> PLAYED_KIND_SHIFT])
-    sides = []
+    sides: list[SideView] = []
     for side in sorted(set(cards_of) | {s for s, lead in enumerate(sh.lead_seat) if lead >= 0}):
         cards = cards_of.get(side, [])
         if not cards:
@@ -52,7 +53,7 @@ def _ship_json(state: GameState, sh: Ship) -> dict[str, Any]:
             "cards": cards,
             "lead_seat": sh.lead_seat[side],
         })
-    leader = None
+    leader: LeaderView | None = None
     if sh.leader_kind >= 0:
         leader = {"card": KIND_CODES[sh.leader_kind], "seat": sh.leader_seat,
                   "side": sh.leader_side}
@@ -74,8 +75,9 @@ def out_of_game(state: GameState) -> list[str]:
     return sorted(KIND_CODES[k] for k in state.out)
 
 
-def _public(state: GameState) -> dict[str, Any]:
+def _public(state: GameState) -> PublicView:
     n = state.n_seats
+    scores, team_scores = _scores(state)
     return {
         "players": list(state.players),
         "teams": state.teams,
@@ -90,18 +92,19 @@ def _public(state: GameState) -> dict[str, Any]:
         "score_piles": [sorted(p) for p in state.score_piles],
         "out_of_game": out_of_game(state),
         "captured_gold": list(state.gold),
-        **_scores(state),
+        "scores": scores,
+        "team_scores": team_scores,
         "winners": rules.winners(state),
     }
 
 
-def _scores(state: GameState) -> dict[str, Any]:
+def _scores(state: GameState) -> tuple[list[int], list[int] | None]:
     """One public score per seat and side, the same for every reader (R6.3, I5): while the game
     runs the captured gold (the hands are secret), once it is over the final score."""
     if state.finished:
-        return {"scores": rules.scores(state), "team_scores": rules.team_scores(state)}
+        return rules.scores(state), rules.team_scores(state)
     teams = [state.gold[2 * t] + state.gold[2 * t + 1] for t in range(state.n_sides)] if state.teams else None
-    return {"scores": list(state.gold), "team_scores": teams}
+    return list(state.gold), teams
 
 
 def _hand_gold(state: GameState, seat: int) -> list[int]:
@@ -109,17 +112,19 @@ def _hand_gold(state: GameState, seat: int) -> list[int]:
     return sorted(int(c[1:]) for c in hand_codes(state, seat) if c[0] == "M")
 
 
-def _hand_penalties(view: dict[str, Any], state: GameState, visible: set[int | None]) -> None:
-    """``hand_merchants`` / ``hand_penalty``: what the merchant ships in a hand would cost at the
-    end, only for the hands in ``visible`` (every hand once it is over: they are shown then)."""
+def _hand_merchants(state: GameState, visible: set[int | None]) -> list[list[int] | None]:
+    """``hand_merchants``: the merchant ships in each hand, only for the hands in ``visible``
+    (every hand once it is over: they are shown then); ``hand_penalty`` is their sums."""
     n = state.n_seats
     shown = set(range(n)) if state.finished else visible
-    merchants = [_hand_gold(state, s) if s in shown else None for s in range(n)]
-    view["hand_merchants"] = merchants
-    view["hand_penalty"] = [None if m is None else sum(m) for m in merchants]
+    return [_hand_gold(state, s) if s in shown else None for s in range(n)]
 
 
-def player_view(state: GameState, seat: int) -> dict[str, Any]:
+def _penalties(merchants: list[list[int] | None]) -> list[int | None]:
+    return [None if m is None else sum(m) for m in merchants]
+
+
+def player_view(state: GameState, seat: int) -> PlayerView:
     """JSON-ready view for ``seat``: only what that seat may see (docs/engine-api.md).
 
     Every score counts only captured gold until the game ends (the hands are secret);
@@ -127,41 +132,46 @@ def player_view(state: GameState, seat: int) -> dict[str, Any]:
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.n_seats:
         raise ValueError(f"There is no seat {seat!r} in this game.")
     partner = rules.partner_of(state, seat)
-    view = {"seat": seat, **_public(state)}
-    view["partner"] = partner
-    view["hand"] = hand_codes(state, seat)
-    view["partner_hand"] = hand_codes(state, partner) if partner is not None else None
-    view["legal_moves"] = rules.legal_moves(state, seat)
-    _hand_penalties(view, state, {seat, partner})
-    return view
+    merchants = _hand_merchants(state, {seat, partner})
+    return {
+        "seat": seat, **_public(state),
+        "partner": partner,
+        "hand": hand_codes(state, seat),
+        "partner_hand": hand_codes(state, partner) if partner is not None else None,
+        "legal_moves": rules.legal_moves(state, seat),
+        "hand_merchants": merchants,
+        "hand_penalty": _penalties(merchants),
+    }
 
 
-def admin_view(state: GameState) -> dict[str, Any]:
+def admin_view(state: GameState) -> AdminView:
     """Everything public plus every hand (for admins and tests, never for players)."""
-    view = {"seat": None, **_public(state)}
-    view["partner"] = None
-    view["hand"] = []
-    view["partner_hand"] = None
-    view["hands"] = [hand_codes(state, s) for s in range(state.n_seats)]
-    view["legal_moves"] = rules.legal_moves(state)
-    _hand_penalties(view, state, set(range(state.n_seats)))
-    return view
+    merchants = _hand_merchants(state, set(range(state.n_seats)))
+    return {
+        "seat": None, **_public(state),
+        "partner": None,
+        "hand": [],
+        "partner_hand": None,
+        "hands": [hand_codes(state, s) for s in range(state.n_seats)],
+        "legal_moves": rules.legal_moves(state),
+        "hand_merchants": merchants,
+        "hand_penalty": _penalties(merchants),
+    }
 
 
-
-def state_from_view(view: dict[str, Any]) -> GameState:
+def state_from_view(view: PlayerView) -> GameState:
     """One core state behind a seat's ``view`` (``player_view`` of it for that seat is ``view``):
     the unseen cards dealt in card order, first to the hidden hands, the rest to the pile."""
     sampler = Sampler(view)
     return sampler.deal(sampler.unseen)
 
 
-def resample(view: dict[str, Any], rng: random.Random) -> GameState:
+def resample(view: PlayerView, rng: random.Random) -> GameState:
     """A random core state behind ``view``: the unseen cards shuffled by ``rng`` and dealt."""
     return Sampler(view).sample(rng)
 
 
-def _ship_record(ship: dict[str, Any], n_sides: int) -> dict[str, Any]:
+def _ship_record(ship: ShipView, n_sides: int) -> dict[str, Any]:
     """A view's ship as state_to_json writes it; a pirate's seat is its side's lead seat
     (the core only reads pirates' sides), a captain's or the admiral's is its own."""
     leader = ship["leader"]
@@ -171,7 +181,7 @@ def _ship_record(ship: dict[str, Any], n_sides: int) -> dict[str, Any]:
         lead[s["side"]] = s["lead_seat"]
         for code in s["cards"]:
             is_leader = leader is not None and code == leader["card"] and s["side"] == leader["side"]
-            cards.append([leader["seat"] if is_leader else s["lead_seat"], code])
+            cards.append([leader["seat"] if leader is not None and is_leader else s["lead_seat"], code])
     hold = ship["on_hold_for"]
     return {"id": ship["id"], "owner": ship["owner"], "value": ship["value"], "cards": cards,
             "lead": lead, "hold": -1 if hold is None else hold}
@@ -183,15 +193,17 @@ class Sampler:
     minus every card the view shows), dealt into the other sides' hands (sizes from the view)
     and the draw pile, so each deal is one possible truth a search can play out on the core."""
 
-    def __init__(self, view: dict[str, Any]) -> None:
+    def __init__(self, view: PlayerView) -> None:
         seat = view["seat"]
         partner = view["partner"]
         st = empty_state(list(view["players"]), bool(view["teams"]),
                          Options.from_json(view["options"]), [])
-        st.seat = view["to_move"]
+        if view["to_move"] is not None:  # None once the game is over: nothing left to play
+            st.seat = view["to_move"]
         st.version = view["version"]
         seen = [0] * N_KINDS
-        for who, codes in ((seat, view["hand"]), (partner, view["partner_hand"] or [])):
+        shown = [(seat, view["hand"])] + ([(partner, view["partner_hand"] or [])] if partner is not None else [])
+        for who, codes in shown:
             for code in codes:
                 add_to_hand(st, who, CODE_KIND[code])
                 seen[CODE_KIND[code]] += 1

@@ -4,11 +4,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from engine.view_types import PlayerView
+
 
 class Bot:
     """Chooses one of ``view["legal_moves"]``; deterministic given the view and rng."""
 
     name = "bot"
 
-    def choose(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    def choose(self, view: PlayerView, rng: random.Random) -> dict[str, Any]:
         raise NotImplementedError

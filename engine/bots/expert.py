@@ -31,6 +31,7 @@ from typing import Any
 from engine.bots.base import Bot
 from engine.bots.playout import margin, play_out
 from engine.view import Sampler
+from engine.view_types import PlayerView
 from engine.core import legal_moves, side_scores, step
 from engine.moves import encode
 from engine.state import GameState
@@ -68,7 +69,7 @@ class _SearchBot(Bot):
         self.iterations = iterations
         self.last_playouts = 0  # playouts the last choice used (for benchmarks)
 
-    def choose(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    def choose(self, view: PlayerView, rng: random.Random) -> dict[str, Any]:
         moves = view["legal_moves"]
         if not moves:
             raise ValueError("There is no legal move in this view: it is not this seat's turn.")
@@ -77,7 +78,8 @@ class _SearchBot(Bot):
             return dict(moves[0])  # nothing to think about
         budget = _Budget(self.budget_ms, self.iterations)
         seat = view["seat"]
-        side = view["team_of"][seat] if view["teams"] else seat
+        team_of = view["team_of"]  # a list in team play only
+        side = team_of[seat] if team_of is not None else seat
         best = self._search(Sampler(view), [encode(m) for m in moves], side, rng, budget)
         self.last_playouts = budget.used
         return dict(moves[best])

@@ -26,6 +26,7 @@ from engine.core import DRAW, KIND_MASK, SHIP_SHIFT, legal_moves
 from engine.moves import decode
 from engine.state import GameState
 from engine.view import state_from_view
+from engine.view_types import PlayerView
 
 _ATTACK_BONUS = 2.0  # taking a rival's ship also takes that gold from a rival
 _LEADERS = tuple(k == ADMIRAL or KIND_IS_CAPTAIN[k] for k in range(N_KINDS))
@@ -90,7 +91,7 @@ def greedy_choices(st: GameState) -> list[int]:
 class GreedyBot(Bot):
     name = "greedy"
 
-    def choose(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    def choose(self, view: PlayerView, rng: random.Random) -> dict[str, Any]:
         if not view["legal_moves"]:
             raise ValueError("There is no legal move in this view: it is not this seat's turn.")
         return decode(rng.choice(greedy_choices(state_from_view(view))))

@@ -4,13 +4,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from engine.view_types import PlayerView
+
 from engine.bots.base import Bot
 
 
 class RandomBot(Bot):
     name = "random"
 
-    def choose(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    def choose(self, view: PlayerView, rng: random.Random) -> dict[str, Any]:
         moves = view["legal_moves"]
         if not moves:
             raise ValueError("There is no legal move in this view: it is not this seat's turn.")

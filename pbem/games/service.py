@@ -22,6 +22,7 @@ from typing import Any
 
 import engine
 import engine.bots
+from engine.view_types import PlayerView
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
@@ -869,7 +870,7 @@ def bot_rng(cfg: Config, game: Game, seat: Seat) -> random.Random:
 
 
 def bot_move(game: Game, seat: Seat, state: engine.GameState,
-             view: dict[str, Any] | None = None, *, cfg: Config) -> dict[str, Any]:
+             view: PlayerView | None = None, *, cfg: Config) -> dict[str, Any]:
     """The move the seat's bot picks (deterministic per game, version and SECRET_KEY: see
     `bot_rng`). `view`: the seat's view of `state` when the caller has it already."""
     bot = engine.bots.get_bot(seat.bot or "greedy")

@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import engine
+from engine.view_types import PlayerView
 from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
@@ -265,7 +266,7 @@ def own_names(name: str) -> list[str]:
     return [name, *name.split()] if len(name.split()) > 1 else [name]
 
 
-def move_labels(view: dict[str, Any], language: str | None) -> list[list[str]]:
+def move_labels(view: PlayerView, language: str | None) -> list[list[str]]:
     """For each legal move of `view`, the labels our emails print for it: in the seat's language
     and in English (the same presenter as the emails, `board.describe_move`)."""
     labels: list[list[str]] = [[] for _ in view["legal_moves"]]

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import engine
 from engine import explain
+from engine.view_types import AdminView, AnyView, PlayerView, ShipView, SideView
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy, ngettext
 
@@ -139,7 +140,7 @@ def _and(words: list[str]) -> str:
     return _("%(first)s and %(last)s", first=", ".join(words[:-1]), last=words[-1])
 
 
-def _side(side: dict[str, Any], ship: dict[str, Any], name: Names) -> dict[str, Any]:
+def _side(side: SideView, ship: ShipView, name: Names) -> dict[str, Any]:
     colour = side["colour"]
     bg, fg = colour_style(colour)
     leader = ship.get("leader")
@@ -164,7 +165,7 @@ def _first_upper(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _ship(ship: dict[str, Any], name: Names, whose: Names, me: int | None) -> dict[str, Any]:
+def _ship(ship: ShipView, name: Names, whose: Names, me: int | None) -> dict[str, Any]:
     leader = ship.get("leader")
     look = explain.outlook(ship)
     return {
@@ -183,7 +184,7 @@ def _ship(ship: dict[str, Any], name: Names, whose: Names, me: int | None) -> di
     }
 
 
-def _board(view: dict[str, Any], hands: list[list[str] | None], name: Names, whose: Names) -> dict[str, Any]:
+def _board(view: AnyView, hands: list[list[str] | None], name: Names, whose: Names) -> dict[str, Any]:
     """The pieces every viewer shares; `hands[seat]` is the hand the viewer may see, or None."""
     me = view["seat"]
     players = shown_names(view["players"])
@@ -211,7 +212,7 @@ def _board(view: dict[str, Any], hands: list[list[str] | None], name: Names, who
                   "members": [name(s) for s in range(len(players)) if team_of and team_of[s] == t],
                   "score": score,
                   "winner": t in view["winners"]}
-                 for t, score in enumerate(view["team_scores"])]
+                 for t, score in enumerate(view["team_scores"])]  # type: ignore[arg-type]  # team_play
     table = [_ship(ship, name, whose, me) for ship in view["table"]]
     if view["finished"]:  # what the final settlement (R6.2) left on the table
         for ship in table:
@@ -228,7 +229,7 @@ def _board(view: dict[str, Any], hands: list[list[str] | None], name: Names, who
     }
 
 
-def board(view: dict[str, Any]) -> dict[str, Any]:
+def board(view: PlayerView) -> dict[str, Any]:
     """What one seat sees, from `engine.player_view`: hand, partner's hand, table, players, scores."""
     me: int = view["seat"]
     players = shown_names(view["players"])
@@ -262,7 +263,7 @@ def board(view: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def admin_board(view: dict[str, Any]) -> dict[str, Any]:
+def admin_board(view: AdminView) -> dict[str, Any]:
     """The admin's picture, from `engine.admin_view`: the same board with every hand (never for players)."""
     players = shown_names(view["players"])
 
@@ -275,7 +276,7 @@ def admin_board(view: dict[str, Any]) -> dict[str, Any]:
     return _board(view, list(view["hands"]), name, whose)
 
 
-def move_log(records: list[Any], view: dict[str, Any]) -> list[dict[str, Any]]:
+def move_log(records: list[Any], view: AnyView) -> list[dict[str, Any]]:
     """The stored moves in words for the viewer of `view` (a seat, or the admin):
     [{number, who, source, at, sentences}], newest last."""
     players = shown_names(view["players"])
@@ -299,12 +300,12 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _side_seats(view: dict[str, Any], side: int) -> list[int]:
+def _side_seats(view: AnyView, side: int) -> list[int]:
     team_of = view.get("team_of")
     return [s for s in range(len(view["players"])) if (team_of[s] if team_of else s) == side]
 
 
-def _hand_cost(view: dict[str, Any], seat: int) -> str | None:
+def _hand_cost(view: AnyView, seat: int) -> str | None:
     """What the merchant ships in a hand the reader may see cost at the end (R6.3)."""
     merchants = (view.get("hand_merchants") or [None] * len(view["players"]))[seat]
     if not merchants:
@@ -318,7 +319,7 @@ def _hand_cost(view: dict[str, Any], seat: int) -> str | None:
                     len(merchants), gold=gold)
 
 
-def _outlook_text(look: explain.Outlook, ship: dict[str, Any], name: Names, me: int | None) -> str:
+def _outlook_text(look: explain.Outlook, ship: ShipView, name: Names, me: int | None) -> str:
     """Who would take the ship now; the reader (`me`) has sentences of their own."""
     you = look.seat is not None and look.seat == me
     who = name(look.seat)
@@ -339,14 +340,14 @@ def _outlook_text(look: explain.Outlook, ship: dict[str, Any], name: Names, me: 
         if you:
             return _("Would go to you (the Admiral counts) at the start of your next turn.")
         return _("Would go to %(who)s (the Admiral counts) at the start of %(who)s's next turn.", who=who)
-    leader = card_name(ship["leader"]["card"])
+    leader = card_name(ship["leader"]["card"])  # type: ignore[index]  # led by a captain here
     if you:
         return _("Would go to you (the %(card)s counts) at the start of your next turn.", card=leader)
     return _("Would go to %(who)s (the %(card)s counts) at the start of %(who)s's next turn.",
              who=who, card=leader)
 
 
-def _blocked_text(reason: explain.Blocked, view: dict[str, Any]) -> str:
+def _blocked_text(reason: explain.Blocked, view: AnyView) -> str:
     """Why the reader can attack or reinforce none of a ship (or of any ship)."""
     n = reason.ship
     if reason.code == "no_pirates":
@@ -402,7 +403,7 @@ def _lead_text(o: explain.Outcome, move: dict[str, Any], mine: bool, who: str) -
              "or the admiral there.", ship=ship, card=card_text, who=who)
 
 
-def outcome_text(view: dict[str, Any], move: dict[str, Any]) -> str | None:
+def outcome_text(view: PlayerView, move: dict[str, Any]) -> str | None:
     """What a legal move of the reader will do, in words; None when it is plain (a draw)."""
     me: int = view["seat"]
     players = shown_names(view["players"])
@@ -425,14 +426,14 @@ def outcome_text(view: dict[str, Any], move: dict[str, Any]) -> str | None:
     if o.code == "tie":
         return _("You will tie for the lead on ship %(ship)s at strength %(strength)s: nobody takes "
                  "it while it is tied.", ship=o.ship, strength=o.strength)
-    if o.by == "admiral" or (o.by == "captain" and ship["leader"]["card"] == "AD"):
+    if o.by == "admiral" or (o.by == "captain" and ship["leader"]["card"] == "AD"):  # type: ignore[index]
         return _("The Admiral of %(side)s still counts on ship %(ship)s: your strength there will "
                  "be %(strength)s, which does not take the lead.",
                  side=side_name(o.leader_side), ship=o.ship, strength=o.strength)
     if o.by == "captain":
         return _("The %(card)s of %(side)s still counts on ship %(ship)s: your strength there will "
                  "be %(strength)s, which does not take the lead.",
-                 card=card_name(ship["leader"]["card"]), side=side_name(o.leader_side),
+                 card=card_name(ship["leader"]["card"]), side=side_name(o.leader_side),  # type: ignore[index]
                  ship=o.ship, strength=o.strength)
     return _("%(side)s will still be stronger on ship %(ship)s (%(against)s against your "
              "%(strength)s).", side=side_name(o.leader_side), ship=o.ship, against=o.against,
@@ -454,7 +455,7 @@ def _ship_phrase(ship_id: int | None, owner: int | None, value: int | None, play
     return _("%(who)s's ship %(ship)s (%(gold)s gold)", who=players[owner], ship=ship_id, gold=value)
 
 
-def describe_move(move: dict[str, Any], view: dict[str, Any]) -> str:
+def describe_move(move: dict[str, Any], view: Mapping[str, Any]) -> str:
     """The move in words for `view["seat"]`, in the current language (the engine's
     `describe_move` is its English): "Draw a card", "Attack Bob's ship 3 (5 gold) with Blue 3"."""
     action = move.get("action")
@@ -577,7 +578,7 @@ def _game_over_text(e: dict[str, Any], players: list[str], viewer: int | None) -
     return _("The game is over. Final gold: %(scores)s. %(verdict)s.", scores=table, verdict=verdict)
 
 
-def present_moves(view: dict[str, Any]) -> list[dict[str, Any]]:
+def present_moves(view: PlayerView) -> list[dict[str, Any]]:
     """The reader's legal moves: `number` (its 1-based place in `view["legal_moves"]`, the short
     number emails and pages show), `text`, `move` and `outcome` (what it will do, or None)."""
     return [{"number": i, "text": describe_move(move, view), "move": move,
@@ -636,7 +637,7 @@ def _settled_line(e: dict[str, Any], fought: bool, players: list[str], me: int |
              "%(owner)s.", ship=ship, gold=gold, owner=players[owner])
 
 
-def _left_line(s: dict[str, Any], players: list[str], me: int | None) -> str:
+def _left_line(s: ShipView, players: list[str], me: int | None) -> str:
     """One ship still on the table at the end: tied (nobody takes it) or scoring for nobody."""
     ship, gold, owner = s["id"], s["value"], s["owner"]
     if owner == me:
@@ -662,7 +663,7 @@ def _placing(mine: dict[str, Any], of: int, team: bool) -> str:
     return _("You came %(place)s of %(of)s.", place=place, of=of)
 
 
-def final_result(view: dict[str, Any], moves: list[list[dict[str, Any]]]) -> dict[str, Any]:
+def final_result(view: AnyView, moves: list[list[dict[str, Any]]]) -> dict[str, Any]:
     """The final breakdown of a finished game for the reader of `view` (a seat, or the admin with
     `seat` None): per side its captured ships, the merchant ships left in its hands (shown at the
     end) and what they subtract, its final score and place; the ships the final settlement
@@ -673,7 +674,7 @@ def final_result(view: dict[str, Any], moves: list[list[dict[str, Any]]]) -> dic
     def name(seat: int | None) -> str:
         return _("nobody") if seat is None else (_("you") if seat == me else players[seat])
 
-    totals = view["team_scores"] if view.get("team_scores") is not None else view["scores"]
+    totals: list[int] = view["team_scores"] if view.get("team_scores") is not None else view["scores"]  # type: ignore[assignment]
     hands = view.get("hand_merchants") or [[] for _seat in players]
     sides = []
     for side, total in enumerate(totals):

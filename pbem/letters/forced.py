@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
+from engine.view_types import PlayerView
 from pbem.letters.board import describe_move
 from pbem.models import Game, MoveRecord
 
@@ -20,7 +21,7 @@ _FORCED_SINCE = (select(MoveRecord).where(
     .order_by(col(MoveRecord.number)))
 
 
-def played_for_you(session: Session, game: Game, view: dict[str, Any], since: int) -> list[dict[str, Any]]:
+def played_for_you(session: Session, game: Game, view: PlayerView, since: int) -> list[dict[str, Any]]:
     """The viewer's forced turns played after move `since`: each move's number and the move in
     words as it read when it was played."""
     records = session.exec(_FORCED_SINCE, params={"game_id": game.id, "seat": view["seat"], "since": since})
@@ -28,7 +29,7 @@ def played_for_you(session: Session, game: Game, view: dict[str, Any], since: in
             for r in records]
 
 
-def move_as_played(move: dict[str, Any], events: list[dict[str, Any]], view: dict[str, Any]) -> str:
+def move_as_played(move: dict[str, Any], events: list[dict[str, Any]], view: PlayerView) -> str:
     """`move` in words, the ship it went to as it was then: the move's own event names the
     ship's owner and gold (the ship may be captured since)."""
     ship = next(({"id": e["ship"], "owner": e.get("owner"), "value": e.get("value")} for e in events

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 import engine
+from engine.view_types import PlayerView
 from sqlalchemy import bindparam, func, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
@@ -51,7 +52,7 @@ def seat_page_url(cfg: Config, seat: Seat) -> str:
     return links.seat_url(cfg, links.sign_seat(cfg, seat.game_id, seat.position, seat.link_nonce))
 
 
-def move_links(cfg: Config, game: Game, seat: Seat, view: dict[str, Any]) -> list[dict[str, Any]]:
+def move_links(cfg: Config, game: Game, seat: Seat, view: PlayerView) -> list[dict[str, Any]]:
     """One signed link per legal move of the seat: the presenter's move (`number`, `text`,
     `outcome`, `move`, pbem/letters/board.py) with its `url` and `token`."""
     out = []
@@ -69,7 +70,7 @@ def move_events(session: Session, game: Game) -> list[list[dict[str, Any]]]:
     return [json.loads(events or "[]") for events in records]
 
 
-def history(moves: list[list[dict[str, Any]]], view: dict[str, Any], since: int) -> list[str]:
+def history(moves: list[list[dict[str, Any]]], view: PlayerView, since: int) -> list[str]:
     """What happened after move `since`, in sentences addressed to the viewer (the words of a
     capture depend on the whole game, `moves`: was the ship fought over?)."""
     sentences = event_sentences(moves, view["players"], view["seat"])
