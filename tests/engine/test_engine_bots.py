@@ -5,7 +5,7 @@ import pytest
 
 from engine import apply_move, new_game, player_view
 from engine.bench import duel, random_games
-from engine.bots import BOTS, get_bot
+from engine.bots import BOTS, REGISTRY, get_bot
 
 
 def _quick(name):
@@ -18,6 +18,14 @@ def test_the_bots_are_known_by_name():
     assert [get_bot(name).name for name in BOTS] == list(BOTS)
     with pytest.raises(ValueError, match="Unknown bot"):
         get_bot("clever")
+
+
+def test_the_registry_is_the_one_list_of_bots_and_names_each_one():
+    assert BOTS == tuple(REGISTRY)
+    assert [kind.display for kind in REGISTRY.values()] == [
+        "Random bot", "Greedy bot", "Expert bot", "Expert bot (deep search)"]  # the catalogs' msgids
+    assert get_bot("expert", iterations=7).iterations == 7
+    assert get_bot("expert_ismcts", budget_ms=30).budget_ms == 30
 
 
 @pytest.mark.parametrize("name", BOTS)
