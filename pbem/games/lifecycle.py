@@ -18,15 +18,15 @@ from sqlmodel import Session, col, select
 from pbem import links
 
 from pbem.games.clocks import reminders
-from pbem.games.clocks.notices import add_news
+from pbem.games.notices import add_news
 from pbem.i18n import gettext as _
 from pbem.letters import emails
 from pbem.schedule import is_clocked, plan_turn, replan_reminders
 from pbem.config import Config
-from pbem.games.service import (
-    GameError, GameNotRunning, NotFound, check_email, check_running, is_bot_seat,
-    lock_game_with_seats, play_forced_turn, start_turn,
-)
+from pbem.games.address_prefs import set_seat_language
+from pbem.games.errors import GameError, GameNotRunning, NotFound
+from pbem.games.service import check_running, is_bot_seat, lock_game_with_seats, play_forced_turn, start_turn
+from pbem.games.setup import check_email
 from pbem.games.seat_links import lock_seat
 from pbem.mail.suppression import is_suppressed
 from pbem.models import Game, GameStatus, Seat, SeatKind
@@ -260,7 +260,19 @@ def leave_all_games(session: Session, cfg: Config, email: str, *, now: datetime)
     return len(rows)
 
 
+def change_seat_language(session: Session, game_id: int, position: int, code: str, *,
+                         now: datetime | None = None) -> Seat:
+    """The admin's change of a seat's language (`set_seat_language`), the game row locked."""
+    _game, seats = lock_game_with_seats(session, game_id)
+    seat = next((s for s in seats if s.position == position), None)
+    if seat is None:
+        raise NotFound(f"Game {game_id} has no seat {position + 1}.")
+    set_seat_language(session, seat, code, now)
+    return seat
+
+
 __all__ = [
     "pause_game", "resume_game", "hand_seat_to_bot", "hand_seat_back", "extend_deadline",
-    "send_reminder_now", "abort_game", "change_seat_email", "leave_game", "leave_all_games",
+    "send_reminder_now", "abort_game", "change_seat_email", "change_seat_language", "leave_game",
+    "leave_all_games",
 ]

@@ -12,7 +12,7 @@ from sqlalchemy import ColumnElement, func, or_
 from sqlmodel import Session, col, select
 
 from pbem.config import Config
-from pbem.games.service import BIDI_CONTROLS
+from pbem.games.names import BIDI_CONTROLS
 from pbem.letters import replies
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy

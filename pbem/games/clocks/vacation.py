@@ -14,7 +14,7 @@ from datetime import date, datetime, timedelta
 from sqlmodel import Session
 
 from pbem.letters import emails
-from pbem.games.clocks.notices import add_news, add_notice
+from pbem.games.notices import add_news, add_notice
 from pbem.i18n import gettext as _
 from pbem.schedule import extend_for_absence, is_clocked, local_midnight, local_time_text, replan_reminders, \
     seat_zone, to_local
