@@ -35,6 +35,20 @@ from pbem.mail.writers import Cancel, register_writer
 from pbem.models import GameStatus, InvitationStatus, OutboxMessage, Proposal, ProposalStatus, SeatKind, utcnow
 
 
+def _new_proposal(*, creator_email: str, creator_position: int, language: str, name: str, teams: bool,
+                  options_json: str, deadline_hours: float, reminders: str, on_timeout: str, table_talk: bool,
+                  now: datetime, confirmed: bool, rematch_of: int | None = None) -> Proposal:
+    """A new proposal row: `confirmed` (an admin's, a rematch: the creator proved their address)
+    it invites at once; otherwise it waits for its creator's confirmation link (CONFIRM_MAX_AGE)."""
+    return Proposal(
+        status=ProposalStatus.INVITING if confirmed else ProposalStatus.UNCONFIRMED,
+        creator_email=creator_email, creator_position=creator_position, nonce=secrets.token_hex(8),
+        language=language, name=name, teams=teams, options_json=options_json, deadline_hours=deadline_hours,
+        reminders=reminders, on_timeout=on_timeout, table_talk=table_talk, created_at=now, updated_at=now,
+        confirm_by=now if confirmed else now + timedelta(seconds=links.CONFIRM_MAX_AGE),
+        confirmed_at=now if confirmed else None, rematch_of=rematch_of)
+
+
 def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: str, players: str,
                  teams: bool = False, name: str = "", deadline_hours: float = 72.0,
                  reminders: str = "50,85", on_timeout: str = "autoplay", table_talk: bool = False,
@@ -59,13 +73,11 @@ def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: s
     setup = check_setup(specs, teams=teams, name=name, deadline_hours=deadline_hours,
                         reminders=reminders, on_timeout=on_timeout)
     creator_email = specs[0].email or ""
-    proposal = Proposal(
-        status=ProposalStatus.UNCONFIRMED, creator_email=creator_email, creator_position=0,
-        nonce=secrets.token_hex(8), language=language, name=setup.name, teams=teams,
-        options_json=json.dumps(options, sort_keys=True),
-        deadline_hours=float(deadline_hours), reminders=",".join(f"{p:g}" for p in setup.reminders),
-        on_timeout=on_timeout, table_talk=table_talk and not teams, created_at=now, updated_at=now,
-        confirm_by=now + timedelta(seconds=links.CONFIRM_MAX_AGE))
+    proposal = _new_proposal(
+        creator_email=creator_email, creator_position=0, language=language, name=setup.name, teams=teams,
+        options_json=json.dumps(options, sort_keys=True), deadline_hours=float(deadline_hours),
+        reminders=",".join(f"{p:g}" for p in setup.reminders), on_timeout=on_timeout,
+        table_talk=table_talk and not teams, now=now, confirmed=False)
     proposal.form_key = form_key(form_id, proposal, setup.specs, now=now)
     try:  # the database says whether this form made its proposal already, however close in time
         with session.begin_nested():
@@ -260,12 +272,11 @@ def invite_players(session: Session, cfg: Config, players: Sequence[SeatSpec | s
                         reminders=reminders, on_timeout=on_timeout)
     refuse_suppressed(session, setup.specs)
     specs = [replace(s, email=s.email.lower()) if s.email else s for s in setup.specs]
-    proposal = Proposal(
-        status=ProposalStatus.INVITING, creator_email=organiser_email.strip().lower(),
-        creator_position=letters.ORGANISER, nonce=secrets.token_hex(8), language="en", name=setup.name,
-        teams=teams, options_json=json.dumps(options or {}, sort_keys=True), deadline_hours=float(deadline_hours),
-        reminders=",".join(f"{p:g}" for p in setup.reminders), on_timeout=on_timeout,
-        table_talk=table_talk and not teams, created_at=now, updated_at=now, confirm_by=now, confirmed_at=now)
+    proposal = _new_proposal(
+        creator_email=organiser_email.strip().lower(), creator_position=letters.ORGANISER, language="en",
+        name=setup.name, teams=teams, options_json=json.dumps(options or {}, sort_keys=True),
+        deadline_hours=float(deadline_hours), reminders=",".join(f"{p:g}" for p in setup.reminders),
+        on_timeout=on_timeout, table_talk=table_talk and not teams, now=now, confirmed=True)
     session.add(proposal)
     session.flush()
     rows = seat_rows(session, proposal, specs, creator=letters.ORGANISER, now=now)
@@ -306,13 +317,11 @@ def rematch(session: Session, cfg: Config, seat_token: links.SeatToken, *,
     # Humans are asked again (even one a bot played for); bots come back as they were.
     specs = [SeatSpec(name=s.name, kind=SeatKind.BOT, bot=s.bot) if s.kind == SeatKind.BOT
              else SeatSpec(name=s.name, email=(s.email or "").lower() or None) for s in seats]
-    proposal = Proposal(
-        status=ProposalStatus.INVITING, creator_email=creator_email, creator_position=seat.position,
-        nonce=secrets.token_hex(8), language=seat.language, name=game.name, teams=game.teams,
-        options_json=game.options_json, deadline_hours=bounded_deadline_hours(game.deadline_hours),
-        reminders=game.reminders,
-        on_timeout=game.on_timeout, table_talk=game.table_talk, created_at=now, updated_at=now,
-        confirm_by=now, confirmed_at=now, rematch_of=game.id)
+    proposal = _new_proposal(
+        creator_email=creator_email, creator_position=seat.position, language=seat.language, name=game.name,
+        teams=game.teams, options_json=game.options_json, deadline_hours=bounded_deadline_hours(game.deadline_hours),
+        reminders=game.reminders, on_timeout=game.on_timeout, table_talk=game.table_talk, now=now,
+        confirmed=True, rematch_of=game.id)
     session.add(proposal)
     session.flush()
     limits.take(session, cfg, limits.GAMES_PER_CREATOR, creator_email, now=now)

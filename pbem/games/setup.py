@@ -166,12 +166,12 @@ class GameSetup:
     reminders: list[float]
 
 
-def _problem(check: Any, value: Any, field: str | None, seat: int | None = None) -> SetupProblem | None:
+def _checked(check: Any, value: Any, field: str | None, seat: int | None = None) -> tuple[SetupProblem | None, Any]:
+    """(None, what `check` made of `value`), or (the problem, None): each check runs once."""
     try:
-        check(value)
+        return None, check(value)
     except GameError as exc:
-        return SetupProblem(exc.message, field, seat)
-    return None
+        return SetupProblem(exc.message, field, seat), None
 
 
 def setup_problems(players: Sequence[SeatSpec], *, teams: bool = False, seed: int | None = None,
@@ -181,23 +181,36 @@ def setup_problems(players: Sequence[SeatSpec], *, teams: bool = False, seed: in
     """Every reason to refuse this setup (none: it is fine), for the CLI, the admin form and
     `create_game` alike: names, addresses (one address per seat, whatever its case), bots, the
     number of players (the engine's R2), options, the deal and the clock."""
+    return _check(players, teams=teams, seed=seed, deck=deck, options=options, name=name,
+                  deadline_hours=deadline_hours, reminders=reminders, on_timeout=on_timeout)[0]
+
+
+def _check(players: Sequence[SeatSpec], *, teams: bool, seed: int | None, deck: list[str] | None,
+           options: dict[str, Any] | engine.Options | None, name: str, deadline_hours: float,
+           reminders: str, on_timeout: str) -> tuple[list[SetupProblem], GameSetup | None]:
+    """`setup_problems` and, when there is none, the setup normalised from the same checks."""
     problems: list[SetupProblem | None] = []
     seen_names: set[str] = set()
     seen_emails: set[str] = set()
+    specs: list[SeatSpec] = []
     for seat, spec in enumerate(players):
         if spec.language is not None and spec.language not in LANGUAGES:
-            problems.append(_problem(check_language, spec.language, "language", seat))
+            problems.append(_checked(check_language, spec.language, "language", seat)[0])
         if spec.kind == SeatKind.BOT:
             if spec.bot not in engine.bots.BOTS:
                 problems.append(SetupProblem(
                     f"Unknown bot {spec.bot!r}: choose one of {', '.join(engine.bots.BOTS)}.", "bot", seat))
-            problems.append(_problem(check_name, spec.name, "name", seat))
+            problem, checked_name = _checked(check_name, spec.name, "name", seat)
+            problems.append(problem)
             seen_names.add(unicodedata.normalize("NFC", spec.name).strip().casefold())
+            specs.append(replace(spec, name=checked_name))
             continue
+        checked_name = None
         if not spec.name.strip():
             problems.append(SetupProblem(NAME_NEEDED, "name", seat))
         else:
-            problems.append(_problem(check_name, spec.name, "name", seat))
+            problem, checked_name = _checked(check_name, spec.name, "name", seat)
+            problems.append(problem)
             key = unicodedata.normalize("NFC", spec.name).strip().casefold()
             if key in seen_names:
                 problems.append(SetupProblem(
@@ -206,17 +219,18 @@ def setup_problems(players: Sequence[SeatSpec], *, teams: bool = False, seed: in
         if not spec.email:
             problems.append(SetupProblem("A person needs an email address (or choose a bot).", "email", seat))
             continue
-        bad_email = _problem(check_email, spec.email, "email", seat)
+        bad_email, email = _checked(check_email, spec.email, "email", seat)
         problems.append(bad_email)
         if bad_email is None:  # one mailbox, one seat: ann@ and Ann+x@ are the same person
             if canonical_key(spec.email) in seen_emails:
                 problems.append(SetupProblem("Two seats have the same email address."))
             seen_emails.add(canonical_key(spec.email))
+        specs.append(replace(spec, name=checked_name, email=email))
+    opts: engine.Options | None = None
     try:
         opts = options if isinstance(options, engine.Options) else parse_options(options)
     except GameError as exc:
         problems.append(SetupProblem(exc.message))
-        opts = None
     try:  # how many players and teams: the engine's rules (R2)...
         engine.check_config(len(players), teams, engine.Options())
     except engine.ConfigError as exc:
@@ -227,20 +241,30 @@ def setup_problems(players: Sequence[SeatSpec], *, teams: bool = False, seed: in
                 engine.check_config(len(players), teams, opts)
             except engine.ConfigError as exc:
                 problems.append(SetupProblem(str(exc), "waiting_time" if opts.waiting_time else None))
+    checked_deck = None
     if seed is not None and deck is not None:
         problems.append(SetupProblem("Give a seed or a deck, not both."))
     elif deck is not None:
         try:
-            engine.validate_deck(deck)
+            checked_deck = engine.validate_deck(deck)
         except engine.ConfigError as exc:
             problems.append(SetupProblem(str(exc)))
     if on_timeout not in ON_TIMEOUT_CHOICES:
         problems.append(SetupProblem(f"on_timeout must be one of {', '.join(ON_TIMEOUT_CHOICES)}.", "on_timeout"))
-    problems.append(_problem(check_deadline_hours, deadline_hours, "deadline_hours"))
-    problems.append(_problem(reminder_ladder, reminders, "reminders"))
+    problems.append(_checked(check_deadline_hours, deadline_hours, "deadline_hours")[0])
+    bad_ladder, ladder = _checked(reminder_ladder, reminders, "reminders")
+    problems.append(bad_ladder)
+    game_name = ""
     if name.strip():
-        problems.append(_problem(check_game_name, name, "name"))
-    return [_naming_the_seat(p, players) for p in problems if p is not None]
+        bad_name, game_name = _checked(check_game_name, name, "name")
+        problems.append(bad_name)
+    found = [_naming_the_seat(p, players) for p in problems if p is not None]
+    if found or opts is None:
+        return found, None
+    # A bot's address is no seat's mailbox (`setup_problems` looks past it): checked last.
+    specs = [replace(s, email=check_email(s.email)) if s.kind == SeatKind.BOT and s.email else s for s in specs]
+    return [], GameSetup(specs=_number_bots(specs), options=opts, name=game_name, deck=checked_deck,
+                         reminders=ladder)
 
 
 def _naming_the_seat(problem: SetupProblem, players: Sequence[SeatSpec]) -> SetupProblem:
@@ -277,18 +301,11 @@ def check_setup(players: Sequence[SeatSpec | str], *, teams: bool = False, seed:
             specs.append(player if isinstance(player, SeatSpec) else parse_player(player))
         except GameError as exc:
             raise SetupError([SetupProblem(f"Seat {seat + 1}: {exc.message}", "name", seat)]) from None
-    problems = setup_problems(specs, teams=teams, seed=seed, deck=deck, options=options, name=name,
-                              deadline_hours=deadline_hours, reminders=reminders, on_timeout=on_timeout)
-    if problems:
+    problems, setup = _check(specs, teams=teams, seed=seed, deck=deck, options=options, name=name,
+                             deadline_hours=deadline_hours, reminders=reminders, on_timeout=on_timeout)
+    if setup is None:
         raise SetupError(problems)
-    return GameSetup(
-        specs=_number_bots([replace(s, name=check_name(s.name), email=s.email and check_email(s.email))
-                            for s in specs]),
-        options=options if isinstance(options, engine.Options) else parse_options(options),
-        name=check_game_name(name) if name.strip() else "",
-        deck=engine.validate_deck(deck) if deck is not None else None,
-        reminders=reminder_ladder(reminders),
-    )
+    return setup
 
 
 def refuse_suppressed(session: Session, specs: Sequence[SeatSpec]) -> None:

@@ -422,6 +422,29 @@ def test_address_preferences_apply_to_every_running_seat_and_the_next_games(engi
         assert (ann2.timezone, ann2.unsubscribed, ann2.digest, ann2.play_forced) == ("Europe/Paris", True, True, False)
 
 
+def test_address_preferences_lock_each_game_of_the_address_once(engine, cfg):
+    from sqlalchemy import event
+
+    with session_scope(engine) as s:
+        for seed in (1, 2):
+            create_game(s, cfg, ["Ann <ann@example.com>", "Bob <bob@example.com>"], seed=seed)
+    token = links.sign_address(cfg, links.MY_GAMES_SALT, "ann@example.com")
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, *args):  # type: ignore[no-untyped-def]
+        statements.append(" ".join(statement.split()).upper())
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        with session_scope(engine) as s:
+            my_games.set_address_preferences(s, cfg, token, timezone="Europe/Paris", reminders=False,
+                                             digest=True, play_forced=False)
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    # The lock of a game with its seats (on PostgreSQL FOR UPDATE): once per game, not per preference.
+    assert len([q for q in statements if q.startswith("SELECT") and " FROM GAME JOIN SEAT " in q]) == 2
+
+
 def test_an_unknown_time_zone_is_refused(engine, cfg):
     token = links.sign_address(cfg, links.MY_GAMES_SALT, "ann@example.com")
     with session_scope(engine) as s, pytest.raises(invitations.GameError) as refused:
