@@ -32,7 +32,8 @@ from pbem.letters import invitations as letters
 from pbem.mail.outbox import Email
 from pbem.mail.suppression import is_suppressed, suppressed_among
 from pbem.mail.writers import Cancel, register_writer
-from pbem.models import GameStatus, InvitationStatus, OutboxMessage, Proposal, ProposalStatus, SeatKind, utcnow
+from pbem.models import InvitationStatus, OutboxMessage, Proposal, ProposalStatus, SeatKind, utcnow
+from pbem.games.finish import is_over
 
 
 def _new_proposal(*, creator_email: str, creator_position: int, language: str, name: str, teams: bool,
@@ -302,7 +303,7 @@ def rematch(session: Session, cfg: Config, seat_token: links.SeatToken, *,
             return proposal_view(session, cfg, open_one)
         raise GameError(_("Another player has asked for a rematch of this game already: your invitation "
                           "is in your email."), 409)
-    if game.status not in (GameStatus.FINISHED, GameStatus.ABORTED):
+    if not is_over(game):
         raise GameError(_("This game is not over yet: a rematch can start once it has ended."), 409)
     if not seat.email or seat.kind != SeatKind.HUMAN:
         raise GameError(_("Only a player with an email address can ask for a rematch."), 409)

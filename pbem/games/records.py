@@ -1,4 +1,5 @@
-"""A game's record: its move log, whether it is over, the export `python -m engine replay` reads."""
+"""A game's record: its move log and the export `python -m engine replay` reads (once the game is
+over: `finish.is_over`)."""
 from __future__ import annotations
 
 import json
@@ -9,16 +10,13 @@ from sqlmodel import Session, col, select
 import engine
 from pbem.games.errors import GameNotOver, NotFound
 from pbem.games.service import seats_of
-from pbem.models import Game, GameStatus, MoveRecord
+from pbem.models import Game, MoveRecord
+from pbem.games.finish import is_over
 
 
 def moves_of(session: Session, game_id: int) -> list[MoveRecord]:
     return list(session.exec(select(MoveRecord).where(MoveRecord.game_id == game_id)
                              .order_by(col(MoveRecord.number))))
-
-
-def is_over(game: Game) -> bool:
-    return game.status in (GameStatus.FINISHED, GameStatus.ABORTED)
 
 
 def export_record(session: Session, game_id: int, *, live: bool = False) -> dict[str, Any]:

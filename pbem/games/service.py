@@ -33,6 +33,7 @@ from pbem.games.move_refusals import move_refusal
 from pbem.models import Game, GameStatus, MoveRecord, Seat, SeatKind, utcnow
 from pbem.store import dump_state, load_state
 from pbem.games.address_prefs import remembered_preferences, seat_preferences
+from pbem.games.finish import finish_game
 from pbem.games.errors import GameError, GameNotRunning, IllegalMoveError, NotFound, StaleMove
 from pbem.games.setup import SeatSpec, check_setup, refuse_suppressed
 
@@ -348,8 +349,7 @@ def _after_stored(session: Session, cfg: Config, planned: list[PlannedMove], *,
         for key, value in p.values.items():  # the stored row, without marking the object dirty
             set_committed_value(p.game, key, value)
         if p.state.finished:
-            record_attacks(session, cfg, p.game, p.seats, p.events, p.now)
-            notify.queue_game_over(session, cfg, p.game, p.seats, p.state)
+            finish_game(session, cfg, p.game, p.seats, p.state, "played", now=p.now, events=p.events)
             continue
         seat = p.seats[p.state.to_move]  # type: ignore[index]  # not finished: to_move is set
         move = forced_move(seat, p.state) if play_forced else None

@@ -16,7 +16,8 @@ from pbem.games.names import BIDI_CONTROLS
 from pbem.letters import replies
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.models import Game, GameStatus, Seat, SeatKind, TalkMessage
+from pbem.models import Game, Seat, SeatKind, TalkMessage
+from pbem.games.finish import is_over
 
 MAX_TALK_CHARS = 1000
 MAX_TALK_PER_HOUR = 20
@@ -88,7 +89,7 @@ def _audience(game: Game, seats: list[Seat], seat: Seat) -> tuple[int | None, li
 def refusal(game: Game, seats: list[Seat], seat: Seat) -> str | None:
     """Why `seat` cannot talk in `game` now (a msgid), or None: talk ends with the game and for a
     player who left, is off in an individual game without table talk, and goes to people only."""
-    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+    if is_over(game):
         return TALK_ENDED
     if seat.left_game:
         return WRITER_LEFT

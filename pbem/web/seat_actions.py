@@ -28,12 +28,12 @@ from pbem.games.seat_links import link_message, load_seat, use_seat_language
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.logging import log_context
-from pbem.models import Game, GameStatus, Seat, utcnow
+from pbem.models import Game, Seat, utcnow
 from pbem.web.limited import limit_page
+from pbem.games.finish import is_over
 
 bp = Blueprint("seat_actions", __name__)
 
-OVER = (GameStatus.FINISHED, GameStatus.ABORTED)
 STATUS_TITLES = {
     400: lazy("This link does not work"),
     403: lazy("This link is no longer yours"),
@@ -82,7 +82,7 @@ def rematch_page(token: str) -> Any:
     try:
         with read_scope(db()) as session:
             _parsed, game, seat = _open_seat(session, token)
-            if game.status not in OVER:
+            if not is_over(game):
                 return _refusal(_(NOT_OVER), 409, _game_url(seat))
             return render_template("seat/rematch.html", game=game, seat=seat, token=token,
                                    players=_players(session, game), game_url=_game_url(seat))
@@ -117,7 +117,7 @@ def leave_page(token: str) -> Any:
             _parsed, game, seat = _open_seat(session, token)
             if seat.left_game:
                 return _refusal(_(ALREADY_LEFT), 409, _game_url(seat))
-            if game.status in OVER:
+            if is_over(game):
                 return _refusal(_(LEAVE_OVER), 409, _game_url(seat))
             partner = next((s for s in _players(session, game) if seat.team is not None
                             and s.team == seat.team and s.position != seat.position), None)

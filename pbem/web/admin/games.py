@@ -13,7 +13,8 @@ from pbem.db import read_scope, session_scope
 from pbem.letters.board import admin_board, move_log
 from pbem.games.service import create_game, seats_of
 from pbem.games.errors import GameError
-from pbem.games.records import export_record, is_over, moves_of
+from pbem.games.finish import is_over
+from pbem.games.records import export_record, moves_of
 from pbem.store import load_state
 from pbem.games import proposals
 from pbem.models import Game, GameStatus, OutboxMessage, SeatKind, utcnow
