@@ -117,7 +117,7 @@ def proposal_view(session: Session, cfg: Config, proposal: Proposal, *,
 
 
 def seat_rows(session: Session, proposal: Proposal, specs: Sequence[SeatSpec], *, creator: int,
-               now: datetime, typed: bool = True) -> list[Invitation]:
+              now: datetime, typed: bool = True) -> list[Invitation]:
     """One invitation row per seat: the creator and bots accepted, humans waiting; `typed`: the
     creator typed these addresses (a rematch's they did not)."""
     assert proposal.id is not None
@@ -150,7 +150,7 @@ def proposal_of(session: Session, token: links.RecordToken, *, lock: bool = Fals
 
 
 def invite(session: Session, cfg: Config, view: ProposalView, rows: list[Invitation], *,
-            now: datetime) -> None:
+           now: datetime) -> None:
     """Send one invitation to each of `rows`, within the creator's (not an admin's) daily number
     and each address's budget (`_count_invitation`). An address that said never or "I did not ask
     for this" is not invited: its seat is declined at once (never invited), for the creator to

@@ -29,6 +29,7 @@ from pbem.models import (AddressPreference, Game, GameStatus, Invitation, Outbox
 from pbem.store import load_state
 from pbem.games.service import lock_game_with_seats, play_forced_turn
 from pbem.schedule import replan_reminders
+from pbem.games.finish import is_over
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,7 @@ def games_of(session: Session, cfg: Config, email: str) -> MyGames:
         tables.setdefault(other.game_id, []).append(other)
     for seat, game in seats:
         entry = _entry(cfg, game, seat, tables.get(game.id or 0, []))
-        (running if game.status in (GameStatus.RUNNING, GameStatus.PAUSED) else finished).append(entry)
+        (finished if is_over(game) else running).append(entry)
     waiting = []
     rows = session.exec(select(Invitation, Proposal).join(Proposal, col(Proposal.id) == col(Invitation.proposal_id))
                         .where(col(Invitation.email) == email, col(Proposal.status).in_(ProposalStatus.OPEN))

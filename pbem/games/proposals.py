@@ -65,8 +65,8 @@ def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: s
     now = now or utcnow()
     lines = player_lines(players)
     problems, specs = form_problems(your_name, your_email, lines, teams=teams, name=name,
-                                     deadline_hours=deadline_hours, reminders=reminders,
-                                     on_timeout=on_timeout)
+                                    deadline_hours=deadline_hours, reminders=reminders,
+                                    on_timeout=on_timeout)
     options = {"end_settlement": end_settlement, "waiting_time": waiting_time}
     problems += option_problems(options, count=len(lines) + 1, teams=teams)
     if problems:
@@ -127,7 +127,7 @@ def _sent_already(session: Session, key: str | None) -> Proposal:
 
 def _confirmable(session: Session, cfg: Config, token: str, *, lock: bool) -> Proposal:
     proposal = proposal_of(session, links.read_record(cfg, links.CONFIRM_SALT, token, links.CONFIRM_MAX_AGE),
-                         lock=lock)
+                           lock=lock)
     if proposal.status == ProposalStatus.EXPIRED:
         raise links.LinkError("This link has expired.", 410)
     if proposal.status != ProposalStatus.UNCONFIRMED:
@@ -187,8 +187,8 @@ def replace_invitee(session: Session, cfg: Config, token: str, position: int, pl
     if row is None or row.status not in (InvitationStatus.DECLINED, InvitationStatus.EXPIRED):
         raise GameError(_("Only a player who declined or did not answer can be replaced."), 409)
     problems, specs = form_problems(view.creator.name, proposal.creator_email, [player], teams=proposal.teams,
-                                     name="", deadline_hours=proposal.deadline_hours,
-                                     reminders=proposal.reminders, on_timeout=proposal.on_timeout)
+                                    name="", deadline_hours=proposal.deadline_hours,
+                                    reminders=proposal.reminders, on_timeout=proposal.on_timeout)
     problems = [p for p in problems if p.field == "players" and p.seat is not None]
     spec = specs[-1] if not problems else None
     if spec is not None and spec.kind == SeatKind.HUMAN:

@@ -323,8 +323,8 @@ def player_lines(players: str) -> list[str]:
 
 
 def form_problems(your_name: str, your_email: str, lines: list[str], *, teams: bool, name: str,
-                   deadline_hours: float, reminders: str, on_timeout: str
-                   ) -> tuple[list[SetupProblem], list[SeatSpec]]:
+                  deadline_hours: float, reminders: str, on_timeout: str
+                  ) -> tuple[list[SetupProblem], list[SeatSpec]]:
     """The form's problems in the reader's language, each on its field (and line), and the seats
     (the creator first) when there are none."""
     problems: list[SetupProblem] = []

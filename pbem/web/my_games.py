@@ -80,7 +80,7 @@ def ask_link() -> Any:
     try:
         with session_scope(db()) as session:
             my_games.request_my_games_link(session, config(), email, ip=request.remote_addr or "",
-                                              language=i18n.current())
+                                           language=i18n.current())
     except LimitReached as exc:
         return limit_page(exc)
     except GameError as exc:

@@ -104,10 +104,10 @@ def self_service_paths(app) -> dict[str, list[str]]:
     cfg = app.config["KORSAR"]
     with session_scope(app.extensions["korsar_db"]) as s:
         waiting = proposals.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
-                                           players="Bob <bob@example.com>", ip="")
+                                         players="Bob <bob@example.com>", ip="")
         inviting = proposals.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
-                                            players="Bob <bob@example.com>\nCid <cid@example.com>\nbot:greedy",
-                                            name=GAME_NAME, ip="")
+                                          players="Bob <bob@example.com>\nCid <cid@example.com>\nbot:greedy",
+                                          name=GAME_NAME, ip="")
         proposals.confirm_proposal(s, cfg, links.sign_record(cfg, links.CONFIRM_SALT, inviting.id, inviting.nonce))
         bob, cid = s.exec(select(Invitation).where(Invitation.proposal_id == inviting.id, Invitation.position > 0,
                                                    Invitation.kind == "human").order_by(Invitation.position)).all()

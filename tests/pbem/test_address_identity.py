@@ -173,7 +173,7 @@ def test_a_game_cannot_seat_a_spelling_of_an_address_that_said_never(engine, cfg
         service.create_game(session, cfg, ["Ann <ann@example.com>", "Hal <hal+korsar@example.com>"], seed=1)
     with session_scope(engine) as session, pytest.raises(setup.SetupError, match="asked never"):
         proposals.invite_players(session, cfg, ["Ann <ann@example.com>", "Hal <Hal+k@example.com>"],
-                                   organiser_email="boss@example.com")
+                                 organiser_email="boss@example.com")
 
 
 ADDRESS_LIMITS = [v for v in vars(limits).values() if isinstance(v, limits.Limit) and v.per == "address"]

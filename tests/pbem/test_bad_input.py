@@ -220,11 +220,11 @@ def self_service_games(app: Any) -> tuple[Proposed, Proposed]:
     with session_scope(db_of(app)) as s:
         for confirm in (False, True):
             proposal = proposals.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
-                                                players="Bob <bob@example.com>", ip="",
-                                                form_id=proposals.new_form_id())
+                                              players="Bob <bob@example.com>", ip="",
+                                              form_id=proposals.new_form_id())
             if confirm:
                 proposals.confirm_proposal(s, cfg, links.sign_record(cfg, links.CONFIRM_SALT, proposal.id,
-                                                                       proposal.nonce))
+                                                                     proposal.nonce))
             bob = s.exec(select(Invitation).where(Invitation.proposal_id == proposal.id,
                                                   Invitation.position == 1)).one()
             made.append(Proposed(proposal.id, proposal.nonce, bob.id, bob.nonce))

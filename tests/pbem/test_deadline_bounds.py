@@ -138,7 +138,7 @@ def test_a_proposal_stored_before_the_bounds_still_starts(app):
     cfg = cfg_of(app)
     with session_scope(db_of(app)) as session:
         view = proposals.invite_players(session, cfg, ["Ann <ann@example.com>", "bot:greedy"],
-                                          organiser_email="boss@example.com")
+                                        organiser_email="boss@example.com")
         proposal_id = view.proposal.id
     with session_scope(db_of(app)) as session:  # what /new accepted before: a billionth of an hour
         session.get(Proposal, proposal_id).deadline_hours = 1e-9

@@ -95,7 +95,7 @@ def test_a_language_given_at_creation_wins_over_the_remembered_one(app):
 
 def test_a_seat_spec_in_a_language_we_do_not_speak_is_a_setup_problem():
     problems = setup.setup_problems([SeatSpec("Ann", "ann@example.com", language="de"),
-                                       SeatSpec("Bob", "bob@example.com")])
+                                     SeatSpec("Bob", "bob@example.com")])
     assert [(p.seat, p.field) for p in problems] == [(0, "language")]
     assert "de" in problems[0].message
 

@@ -104,7 +104,7 @@ def test_a_game_waiting_for_invitations_shows_each_answer(app, client):
     cfg = cfg_of(app)
     with session_scope(db_of(app)) as s:
         proposal = proposals.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
-                                            players="Bob <bob@example.com>\nbot:greedy", name="Soon")
+                                          players="Bob <bob@example.com>\nbot:greedy", name="Soon")
         token = links.sign_record(cfg, links.CONFIRM_SALT, proposal.id, proposal.nonce)
     with session_scope(db_of(app)) as s:
         proposals.confirm_proposal(s, cfg, token)

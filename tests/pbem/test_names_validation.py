@@ -99,7 +99,7 @@ def test_the_talk_form_refuses_a_bidirectional_control_with_its_sentence(app, cl
 
 def test_a_long_game_name_is_refused_with_the_game_names_own_sentence():
     problems = setup.setup_problems([setup.parse_player(ANN), setup.parse_player(BOB)],
-                                      name="G" * (names.MAX_GAME_NAME_LENGTH + 1))
+                                    name="G" * (names.MAX_GAME_NAME_LENGTH + 1))
     assert [(p.field, p.seat) for p in problems] == [("name", None)]
     assert problems[0].message == f"A game name may have at most {names.MAX_GAME_NAME_LENGTH} characters."
     assert "player" not in problems[0].message

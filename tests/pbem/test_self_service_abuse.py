@@ -344,7 +344,7 @@ def test_one_rematch_of_a_game_at_a_time(app, client):
 def _confirmed(engine: Any, cfg: Any, creator: str, players: str) -> None:
     with session_scope(engine) as s:
         proposal = proposals.propose_game(s, cfg, your_name=creator[:3].title(), your_email=creator,
-                                            players=players, form_id=proposals.new_form_id())
+                                          players=players, form_id=proposals.new_form_id())
         token = links.sign_record(cfg, links.CONFIRM_SALT, proposal.id, proposal.nonce)
     with session_scope(engine) as s:
         proposals.confirm_proposal(s, cfg, token)

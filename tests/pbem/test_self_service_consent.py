@@ -413,7 +413,7 @@ def test_address_preferences_apply_to_every_running_seat_and_the_next_games(engi
     token = links.sign_address(cfg, links.MY_GAMES_SALT, "ann@example.com")
     with session_scope(engine) as s:
         my_games.set_address_preferences(s, cfg, token, timezone="Europe/Paris", reminders=False,
-                                            digest=True, play_forced=False)
+                                         digest=True, play_forced=False)
     with session_scope(engine) as s:
         ann = s.exec(select(Seat).where(Seat.game_id == game.id, Seat.position == 0)).one()
         assert (ann.timezone, ann.unsubscribed, ann.digest, ann.play_forced) == ("Europe/Paris", True, True, False)
@@ -449,7 +449,7 @@ def test_an_unknown_time_zone_is_refused(engine, cfg):
     token = links.sign_address(cfg, links.MY_GAMES_SALT, "ann@example.com")
     with session_scope(engine) as s, pytest.raises(invitations.GameError) as refused:
         my_games.set_address_preferences(s, cfg, token, timezone="Mars/Olympus", reminders=True,
-                                            digest=False, play_forced=True)
+                                         digest=False, play_forced=True)
     assert refused.value.status == 422
 
 
@@ -510,7 +510,7 @@ def test_a_rematch_refuses_a_player_who_said_never(engine, cfg):
 def test_an_admins_game_invites_its_players_and_tells_the_admin_of_a_decline(engine, cfg):
     with session_scope(engine) as s:
         view = proposals.invite_players(s, cfg, ["Bob <bob@example.com>", "Cat <Cat@example.com>", "bot:greedy"],
-                                          organiser_email="Boss@korsar.test")
+                                        organiser_email="Boss@korsar.test")
         pid = view.proposal.id
     assert kinds_to(engine, "bob@example.com") == ["invitation"]
     assert kinds_to(engine, "cat@example.com") == ["invitation"]
