@@ -67,7 +67,7 @@ def clean(text: str) -> str:
 
 
 def reorders(text: str) -> bool:
-    """Does `text` hold a bidirectional control (pbem.games.service.BIDI_CONTROLS)? Talk refuses
+    """Does `text` hold a bidirectional control (pbem.games.names.BIDI_CONTROLS)? Talk refuses
     them as names do: they would turn the page or the email around the words, our own included."""
     return BIDI_CONTROLS.search(text) is not None
 
