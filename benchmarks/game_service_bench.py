@@ -20,6 +20,7 @@ from pbem import create_app, links
 from pbem.config import Config
 from pbem.db import create_all, make_engine, session_scope
 from pbem.games import service
+from pbem import store
 from pbem.letters import notify
 from pbem.mail.render import render_email
 from pbem.models import Game
@@ -47,7 +48,7 @@ def bench(url: str, games: int) -> None:
                 game = s.get(Game, game_id)
                 if game.status != "running":
                     break
-                state = service.load_state(game)
+                state = store.load_state(game)
                 move, position, version = engine.legal_moves(state)[-1], game.to_move, game.version
             t = time.perf_counter()
             with session_scope(db) as s:
@@ -57,7 +58,7 @@ def bench(url: str, games: int) -> None:
             game = s.get(Game, game_id)
             seat = service.seats_of(s, game_id)[0]
             t = time.perf_counter()
-            context = notify.seat_context(s, cfg, game, seat, service.load_state(game))
+            context = notify.seat_context(s, cfg, game, seat, store.load_state(game))
             render_email("turn", "ann@example.com", context)
             renders.append(time.perf_counter() - t)
     print(f"   create_game (2 players, 3 emails queued): {_ms(creates)}")
@@ -76,7 +77,7 @@ def bench(url: str, games: int) -> None:
             if game.status != "running":
                 break
             seat = service.seats_of(s, game_id)[game.to_move]
-            move = engine.legal_moves(service.load_state(game))[-1]
+            move = engine.legal_moves(store.load_state(game))[-1]
             token = links.sign_move(cfg, game_id, seat.position, seat.link_nonce, game.version, move)
         t = time.perf_counter()
         assert client.get(f"/m/{token}").status_code == 200

@@ -42,7 +42,8 @@ from benchmarks.load_bench import after_forced_moves
 from pbem import links
 from pbem.config import Config
 from pbem.db import make_engine, session_scope
-from pbem.games.service import create_game, load_state
+from pbem.games.service import create_game
+from pbem.store import load_state
 from pbem.migrations import upgrade_database
 from pbem.models import Game, OutboxMessage, Seat
 

@@ -42,7 +42,8 @@ from benchmarks.common import gunicorn, percentile, process_tree_cpu, procfile_w
 from pbem import links
 from pbem.config import Config
 from pbem.db import make_engine, session_scope
-from pbem.games.service import create_game, load_state
+from pbem.games.service import create_game
+from pbem.store import load_state
 from pbem.migrations import upgrade_database
 from pbem.models import Game, Seat
 

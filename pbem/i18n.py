@@ -14,7 +14,7 @@ Who sets it: a page, `pbem/web/i18n_web.py` (Accept-Language, the switch's `?lan
 a seat-token view then `pbem.games.seat_links.use_seat_language(seat)`); an email, the letters'
 functions decorated `@speaking_to("seat")` (context and templates in the recipient's language,
 the worker's deferred writers included); a table notice, `add_notice` with a function for its
-text (pbem/games/clocks/notices.py). Admin pages and admin emails stay English.
+text (pbem/games/notices.py). Admin pages and admin emails stay English.
 
 `PSEUDO` is a test locale: every translated string comes back wrapped in markers, so a test
 can see any text that did not go through a catalog (dates and numbers from Babel too).

@@ -219,7 +219,7 @@ Index("ix_outbox_sent_at", col(OutboxMessage.sent_at))
 Index("ix_seat_email_lower", func.lower(col(Seat.email)))
 
 
-# ---------------------------------------------------------------- clocks: event notices (pbem/games/clocks/notices.py)
+# ---------------------------------------------------------------- clocks: event notices (pbem/games/notices.py)
 class NoticeStatus:
     PENDING = "pending"
     SENT = "sent"
@@ -338,7 +338,7 @@ class Proposal(SQLModel, table=True):
     game_id: Optional[int] = Field(default=None, foreign_key="game.id")
     rematch_of: Optional[int] = Field(default=None, foreign_key="game.id")
     # One proposal per /new form, however many times and however fast it is sent: a digest of
-    # the form's nonce, its creator and its content (pbem/games/invitations.py form_key). NULL
+    # the form's nonce, its creator and its content (pbem/games/proposals.py form_key). NULL
     # for rematches and admins' games.
     form_key: Optional[str] = Field(default=None, max_length=64)
 
@@ -411,7 +411,7 @@ class RateEvent(SQLModel, table=True):
 
 class AddressStanding(SQLModel, table=True):
     """What one mailbox (`pbem.addresses.canonical_key`) has told us about mail it did not ask
-    for itself (pbem/games/invitations.py): it answered once (confirmed a game or accepted an
+    for itself (pbem/games/unasked_mail.py): it answered once (confirmed a game or accepted an
     invitation: its daily budget of such mail grows), or "I did not ask for this" (nobody's
     request mails it any more; its games go on)."""
 

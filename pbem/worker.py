@@ -26,7 +26,7 @@ from pbem.games.clocks.sweep import run_sweep
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games.invitations import expire_invitations
-from pbem.games.service import play_due_bots
+from pbem.games.bots import play_due_bots
 from pbem.mail.delivery import SmtpLink, deliver_due, default_worker_id
 from pbem.runtime import tune_gc
 

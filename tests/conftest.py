@@ -25,7 +25,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # What create_app does at start-up: tests that deliver without an app need the game side's
     # writers of the emails written at delivery too.
     from pbem.games.clocks.reminders import register_writers
-    from pbem.games.invitations import register_writers as register_invitation_writers
+    from pbem.games.proposals import register_writers as register_invitation_writers
 
     register_writers()
     register_invitation_writers()

@@ -11,7 +11,9 @@ from sqlmodel import Session, col
 
 from pbem.config import Config
 from pbem.letters import notify
-from pbem.games.service import GameError, check_running, is_bot_seat, load_state, lock_game_with_seats
+from pbem.games.service import check_running, is_bot_seat, lock_game_with_seats
+from pbem.games.errors import GameError
+from pbem.store import load_state
 from pbem.models import OutboxMessage, OutboxStatus, Seat
 
 

@@ -15,7 +15,7 @@ from flask.cli import with_appcontext
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from pbem.db import session_scope
-from pbem.games import invitations, service
+from pbem.games import errors, proposals, records, service, setup
 from pbem.appctx import config, db
 
 NOT_READY = "The database is not ready: run `flask --app pbem init-db` first."
@@ -26,7 +26,7 @@ def _refusals() -> Iterator[None]:
     """A refused command exits non-zero with its one-line reason (nothing was written)."""
     try:
         yield
-    except service.GameError as exc:
+    except errors.GameError as exc:
         raise click.ClickException(exc.message) from None
     except (OperationalError, ProgrammingError):
         raise click.ClickException(NOT_READY) from None
@@ -98,8 +98,8 @@ def create_game_command(players: tuple[str, ...], teams: bool, seed: str | None,
         if seed is not None or deck is not None:
             raise click.ClickException("--invite-from deals when the game starts: no --seed or --deck-file.")
         with _refusals(), session_scope(db()) as session:
-            view = invitations.invite_players(
-                session, config(), list(players), organiser_email=service.check_email(organiser),
+            view = proposals.invite_players(
+                session, config(), list(players), organiser_email=setup.check_email(organiser),
                 teams=teams, options=_options(options), name=name,
                 deadline_hours=_number(deadline_hours, "The deadline", float),  # type: ignore[arg-type]  # _number gives the kind asked
                 reminders=reminders, on_timeout=on_timeout, table_talk=table_talk)
@@ -131,5 +131,5 @@ def export_game_command(game_id: int) -> None:
     """Print a finished or aborted game as a record for `python -m engine replay` (players, teams,
     options, deck, moves). A game still being played is refused: its deck gives away the deal."""
     with _refusals(), session_scope(db()) as session:
-        record = service.export_record(session, game_id)
+        record = records.export_record(session, game_id)
     click.echo(json.dumps(record, indent=2))

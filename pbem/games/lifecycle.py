@@ -18,15 +18,16 @@ from sqlmodel import Session, col, select
 from pbem import links
 
 from pbem.games.clocks import reminders
-from pbem.games.clocks.notices import add_news
+from pbem.games.notices import add_news
 from pbem.i18n import gettext as _
 from pbem.letters import emails
-from pbem.schedule import is_clocked, plan_turn, replan_reminders
+from pbem.schedule import is_clocked, replan_reminders
 from pbem.config import Config
-from pbem.games.service import (
-    GameError, GameNotRunning, NotFound, check_email, check_running, is_bot_seat,
-    lock_game_with_seats, play_forced_turn, start_turn,
-)
+from pbem.games.address_prefs import set_seat_language
+from pbem.games.errors import GameError, GameNotRunning, NotFound
+from pbem.games.finish import finish_game, is_over
+from pbem.games.service import check_running, is_bot_seat, lock_game_with_seats, play_forced_turn, start_turn
+from pbem.games.setup import check_email
 from pbem.games.seat_links import lock_seat
 from pbem.mail.suppression import is_suppressed
 from pbem.models import Game, GameStatus, Seat, SeatKind
@@ -98,7 +99,7 @@ def hand_seat_to_bot(session: Session, cfg: Config, game_id: int, position: int,
                      actor: str, bot: str = "greedy", reason: str = "") -> Seat:
     """The bot plays `position` from now on (the seat keeps its email); player and table are told."""
     game, seats = lock_game_with_seats(session, game_id)
-    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+    if is_over(game):
         raise GameNotRunning("This game is over.", 410)
     seat = _seat(seats, position)
     if seat.kind == SeatKind.BOT or seat.handed_to_bot:
@@ -125,7 +126,7 @@ def hand_seat_back(session: Session, cfg: Config, game_id: int, position: int, *
                    actor: str) -> Seat:
     """Give a seat the bot was playing back to its player (who gets fresh links)."""
     game, seats = lock_game_with_seats(session, game_id)
-    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+    if is_over(game):
         raise GameNotRunning("This game is over.", 410)
     seat = _seat(seats, position)
     if not seat.handed_to_bot:
@@ -190,16 +191,9 @@ def abort_game(session: Session, cfg: Config, game_id: int, *, now: datetime, ac
                reason: str = "") -> Game:
     """Stop a game for good; every player is told and their links stop working."""
     game, seats = lock_game_with_seats(session, game_id)
-    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+    if is_over(game):
         raise GameNotRunning("This game is already over.", 410)
-    game.status = GameStatus.ABORTED
-    game.finished_at = now
-    game.updated_at = now
-    plan_turn(game, None, now)
-    game.bot_due_at = None
-    game.paused_at = None
-    session.add(game)
-    emails.queue_aborted(session, cfg, game, seats, reason=reason, now=now)
+    finish_game(session, cfg, game, seats, None, "aborted", now=now, reason=reason)
     _log("abort", game, actor, reason=reason or "-")
     return game
 
@@ -211,7 +205,7 @@ def change_seat_email(session: Session, cfg: Config, game_id: int, position: int
     if is_suppressed(session, address):
         raise GameError(f"{address} asked never to be emailed by us: choose another address.", 409)
     game, seats = lock_game_with_seats(session, game_id)
-    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+    if is_over(game):
         raise GameNotRunning("This game is over.", 410)
     seat = _seat(seats, position)
     if seat.kind != SeatKind.HUMAN:
@@ -234,7 +228,7 @@ def leave_game(session: Session, cfg: Config, token: links.SeatToken, *, now: da
     game, _seats, seat = lock_seat(session, token)
     if seat.left_game:
         raise GameError(_("You have left this game already."), 409)
-    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+    if is_over(game):
         raise GameNotRunning(_("This game is over: there is nothing to leave."), 409)
     return _leave(session, cfg, game, seat, now=now, actor="player")
 
@@ -260,7 +254,19 @@ def leave_all_games(session: Session, cfg: Config, email: str, *, now: datetime)
     return len(rows)
 
 
+def change_seat_language(session: Session, game_id: int, position: int, code: str, *,
+                         now: datetime | None = None) -> Seat:
+    """The admin's change of a seat's language (`set_seat_language`), the game row locked."""
+    _game, seats = lock_game_with_seats(session, game_id)
+    seat = next((s for s in seats if s.position == position), None)
+    if seat is None:
+        raise NotFound(f"Game {game_id} has no seat {position + 1}.")
+    set_seat_language(session, seat, code, now)
+    return seat
+
+
 __all__ = [
     "pause_game", "resume_game", "hand_seat_to_bot", "hand_seat_back", "extend_deadline",
-    "send_reminder_now", "abort_game", "change_seat_email", "leave_game", "leave_all_games",
+    "send_reminder_now", "abort_game", "change_seat_email", "change_seat_language", "leave_game",
+    "leave_all_games",
 ]

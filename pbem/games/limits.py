@@ -20,7 +20,7 @@ from sqlmodel import Session, col, select
 
 from pbem.addresses import canonical_key, client_key
 from pbem.config import Config
-from pbem.games.service import GameError
+from pbem.games.errors import GameError
 from pbem.models import RateEvent, utcnow
 
 HOUR = timedelta(hours=1)

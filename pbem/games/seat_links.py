@@ -6,7 +6,7 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from pbem import i18n, links
-from pbem.games import service
+from pbem.games import errors, service
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.models import Game, Seat
@@ -68,7 +68,7 @@ def lock_seat(session: Session, token: links.SeatToken) -> tuple[Game, list[Seat
     the token is checked against the seat as it is when the change is made."""
     try:
         game, seats = service.lock_game_with_seats(session, token.game_id)
-    except service.NotFound:
+    except errors.NotFound:
         raise links.LinkError(GONE, 404) from None
     seat = next((s for s in seats if s.position == token.position), None)
     return game, seats, _current(seat, token)

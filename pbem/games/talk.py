@@ -12,11 +12,12 @@ from sqlalchemy import ColumnElement, func, or_
 from sqlmodel import Session, col, select
 
 from pbem.config import Config
-from pbem.games.service import BIDI_CONTROLS
+from pbem.games.names import BIDI_CONTROLS
 from pbem.letters import replies
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.models import Game, GameStatus, Seat, SeatKind, TalkMessage
+from pbem.models import Game, Seat, SeatKind, TalkMessage
+from pbem.games.finish import is_over
 
 MAX_TALK_CHARS = 1000
 MAX_TALK_PER_HOUR = 20
@@ -66,7 +67,7 @@ def clean(text: str) -> str:
 
 
 def reorders(text: str) -> bool:
-    """Does `text` hold a bidirectional control (pbem.games.service.BIDI_CONTROLS)? Talk refuses
+    """Does `text` hold a bidirectional control (pbem.games.names.BIDI_CONTROLS)? Talk refuses
     them as names do: they would turn the page or the email around the words, our own included."""
     return BIDI_CONTROLS.search(text) is not None
 
@@ -88,7 +89,7 @@ def _audience(game: Game, seats: list[Seat], seat: Seat) -> tuple[int | None, li
 def refusal(game: Game, seats: list[Seat], seat: Seat) -> str | None:
     """Why `seat` cannot talk in `game` now (a msgid), or None: talk ends with the game and for a
     player who left, is off in an individual game without table talk, and goes to people only."""
-    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+    if is_over(game):
         return TALK_ENDED
     if seat.left_game:
         return WRITER_LEFT

@@ -36,7 +36,7 @@ from sqlmodel import Session, col, select
 from pbem import i18n, links
 from pbem.config import Config
 from pbem.db import session_scope
-from pbem.games import service, talk
+from pbem.games import errors, service, talk
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.inbound import commands, quotes
@@ -129,7 +129,7 @@ def _handle(session: Session, cfg: Config, mail: Inbound, token: links.ReplyToke
         return Handled("ignored", "not sent to a reply address of ours")
     try:
         game, seats = service.lock_game_with_seats(session, token.game_id)
-    except service.NotFound:
+    except errors.NotFound:
         return Handled("ignored", "no such game")
     seat = next((s for s in seats if s.position == token.position), None)
     if seat is None or not seat.email or seat.email.strip().lower() != mail.from_addr:
@@ -184,7 +184,7 @@ class _Reply:
             reason = _(NO_MOVE)  # check_running names every status that is not running
             try:
                 service.check_running(game)
-            except service.GameError as exc:
+            except errors.GameError as exc:
                 reason = exc.message
             if reading.said or reading.remarks:
                 self.notes.append(_(TALK_NOT_PASSED))
@@ -211,7 +211,7 @@ class _Reply:
             outcome = service.apply_game_move(self.session, self.cfg, game.id, self.seat.position,  # type: ignore[arg-type]  # stored: its id is set
                                               reading.move, expected_version=self.token.version,
                                               source="player", now=self.now, game=game, seats=self.seats)
-        except service.GameError as exc:
+        except errors.GameError as exc:
             return self._refused(exc.message, exc.message)
         self._pass_on(reading.remarks)
         after = load_state(game)

@@ -43,7 +43,7 @@ MY_GAMES_DAYS = links.MY_GAMES_MAX_AGE // (24 * 3600)
 NOT_ME_SALT = "korsar.not-me"
 SHORT_NAME = 20  # a name in a plain email is cut to this many characters (with the ellipsis)
 # The two emails anyone can ask for are written by the worker just before they are sent (their
-# writers are registered under their kinds by pbem/games/invitations.py), or cancelled there: the
+# writers are registered under their kinds by pbem/games/proposals.py), or cancelled there: the
 # request does the same work whoever the address is. Until then the admin outbox page shows:
 CONFIRM_KIND, MY_GAMES_KIND = "confirm_game", "my_games_link"
 DEFERRED_TEXT = {

@@ -26,10 +26,12 @@ from flask import Blueprint, Flask, redirect, render_template, request
 from pbem import links
 from pbem.appctx import config, db
 from pbem.db import read_scope, session_scope
-from pbem.games import invitations
+from pbem.games import invitations, proposals, unasked_mail
+from pbem.games.never import never_email, read_never_token
 from pbem.games.invitations import ProposalView
 from pbem.games.limits import LimitReached
-from pbem.games.service import GameError, SetupError
+from pbem.games.errors import GameError
+from pbem.games.setup import SetupError
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.letters.invitations import answer_note, clock_sentences, player_name, teams_sentence
@@ -154,7 +156,7 @@ def confirm_page(token: str) -> Any:
     _speak_for(links.CONFIRM_SALT, token, Proposal)
     try:
         with read_scope(db()) as db_session:
-            view = invitations.open_confirmation(db_session, config(), token)
+            view = proposals.open_confirmation(db_session, config(), token)
     except (links.LinkError, GameError) as exc:
         return _confirm_refused(token, exc)
     return render_template("public/confirm.html", token=token, view=view, game_name=_game_name(view),
@@ -167,7 +169,7 @@ def confirm(token: str) -> Any:
     _speak_for(links.CONFIRM_SALT, token, Proposal)
     try:
         with session_scope(db()) as db_session:
-            view = invitations.confirm_proposal(db_session, config(), token)
+            view = proposals.confirm_proposal(db_session, config(), token)
     except (links.LinkError, GameError) as exc:
         return _confirm_refused(token, exc)
     return redirect(_path(view.manage_url) or "/", code=303)
@@ -188,7 +190,7 @@ def proposal_page(token: str) -> Any:
     _speak_for(links.PROPOSAL_SALT, token, Proposal)
     try:
         with read_scope(db()) as db_session:
-            view = invitations.open_proposal(db_session, config(), token)
+            view = proposals.open_proposal(db_session, config(), token)
     except (links.LinkError, GameError) as exc:
         return _refused(exc)
     return _proposal_page(token, view)
@@ -212,7 +214,7 @@ def replace(token: str, position: int) -> Any:
     player, typed = _replacement()
     try:
         with session_scope(db()) as db_session:
-            view = invitations.replace_invitee(db_session, config(), token, position, player)
+            view = proposals.replace_invitee(db_session, config(), token, position, player)
     except LimitReached as exc:
         return limit_page(exc)
     except links.LinkError as exc:
@@ -231,7 +233,7 @@ def _replace_refused(token: str, position: int, message: str, typed: dict[str, s
     """The creator's page (422) with `message` beside the replace form of `position`."""
     try:
         with read_scope(db()) as db_session:
-            view = invitations.open_proposal(db_session, config(), token)
+            view = proposals.open_proposal(db_session, config(), token)
     except (links.LinkError, GameError):
         return _refused(exc)
     return _proposal_page(token, view, status=422, replace_errors={position: message},
@@ -250,7 +252,7 @@ def cancel_page(token: str) -> Any:
     _speak_for(links.PROPOSAL_SALT, token, Proposal)
     try:
         with read_scope(db()) as db_session:
-            view = invitations.open_proposal(db_session, config(), token)
+            view = proposals.open_proposal(db_session, config(), token)
     except (links.LinkError, GameError) as exc:
         return _refused(exc)
     if not view.open:
@@ -264,7 +266,7 @@ def cancel(token: str) -> Any:
     _speak_for(links.PROPOSAL_SALT, token, Proposal)
     try:
         with session_scope(db()) as db_session:
-            view = invitations.cancel_proposal(db_session, config(), token)
+            view = proposals.cancel_proposal(db_session, config(), token)
     except links.LinkError as exc:
         return _refused(exc)
     except GameError as exc:  # started or cancelled already: its page shows it
@@ -320,7 +322,7 @@ def decline(token: str) -> Any:
 def never_page(token: str) -> Any:
     """The address and one button. Changes nothing."""
     try:
-        address = invitations.read_never_token(config(), token)
+        address = read_never_token(config(), token)
     except links.LinkError as exc:
         return _refused(exc)
     return render_template("public/never.html", token=token, address=address, done=False)
@@ -332,7 +334,7 @@ def never(token: str) -> Any:
     clients call (body `List-Unsubscribe=One-Click`): the same answer serves both."""
     try:
         with session_scope(db()) as db_session:
-            address = invitations.never_email(db_session, config(), token)
+            address = never_email(db_session, config(), token)
     except (links.LinkError, GameError) as exc:
         return _refused(exc)
     return render_template("public/never.html", token=token, address=address, done=True)
@@ -343,9 +345,9 @@ def never(token: str) -> Any:
 def not_me_page(token: str) -> Any:
     """The address, whether requests to it are blocked, and one button. Changes nothing."""
     try:
-        address = invitations.read_not_me_token(config(), token)
+        address = unasked_mail.read_not_me_token(config(), token)
         with read_scope(db()) as db_session:
-            blocked = invitations.is_blocked(db_session, address)
+            blocked = unasked_mail.is_blocked(db_session, address)
     except links.LinkError as exc:
         return _refused(exc)
     return render_template("public/not_me.html", token=token, address=address, blocked=blocked, done=False)
@@ -361,7 +363,7 @@ def not_me(token: str) -> Any:
     block = action == "block"
     try:
         with session_scope(db()) as db_session:
-            address = invitations.set_blocked(db_session, config(), token, block)
+            address = unasked_mail.set_blocked(db_session, config(), token, block)
     except links.LinkError as exc:
         return _refused(exc)
     return render_template("public/not_me.html", token=token, address=address, blocked=block, done=True)

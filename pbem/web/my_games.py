@@ -1,5 +1,5 @@
 """Blueprint 'my_games': an address's games and its preferences for all of them, without an
-account (pbem/games/invitations.py).
+account (pbem/games/my_games.py).
 
 GET /me                 a form: an email address
 POST /me                asks for a signed link by email: only queued, the worker writes it if the
@@ -26,9 +26,9 @@ from sqlmodel import Session
 from pbem import i18n, links
 from pbem.appctx import config, db
 from pbem.db import read_scope, session_scope
-from pbem.games import invitations
+from pbem.games import my_games
 from pbem.games.limits import LimitReached
-from pbem.games.service import GameError
+from pbem.games.errors import GameError
 from pbem.games.seat_links import link_message
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
@@ -79,8 +79,8 @@ def ask_link() -> Any:
     email = request.form.get("email", "")
     try:
         with session_scope(db()) as session:
-            invitations.request_my_games_link(session, config(), email, ip=request.remote_addr or "",
-                                              language=i18n.current())
+            my_games.request_my_games_link(session, config(), email, ip=request.remote_addr or "",
+                                           language=i18n.current())
     except LimitReached as exc:
         return limit_page(exc)
     except GameError as exc:
@@ -113,7 +113,7 @@ def _local_time(when: datetime | None, zone: str | None) -> str:
 
 def _games_page(token: str, *, error: str = "", status: int = 200) -> tuple[str, int]:
     with read_scope(db()) as session:
-        mine = invitations.my_games(session, config(), token)
+        mine = my_games.my_games(session, config(), token)
         _use_address_language(session, mine.email)
         return render_template(
             "me/games.html", mine=mine, token=token, zones=time_zones(), error=error,
@@ -138,7 +138,7 @@ def save_preferences(token: str) -> Any:
     form = request.form
     try:
         with session_scope(db()) as session:
-            invitations.set_address_preferences(
+            my_games.set_address_preferences(
                 session, config(), token, timezone=form.get("timezone", ""),
                 reminders=form.get("reminders") == "on", digest=form.get("digest") == "on",
                 play_forced=form.get("play_forced") == "on")

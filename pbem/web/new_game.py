@@ -1,7 +1,7 @@
 """Blueprint 'new_game': a visitor starts a game with friends and bots, without an account.
 
 GET /new        the form (the creator plays too; each friend gets one invitation, may decline)
-POST /new       `invitations.propose_game`: errors inline per field (422, nothing created), a
+POST /new       `proposals.propose_game`: errors inline per field (422, nothing created), a
                 limit against abuse (429), else 303 to /new/sent; the page's nonce (`form_id`)
                 makes one proposal of one form, however often and fast it is sent
 GET /new/sent   "check your inbox": only the creator is emailed, with a confirmation link
@@ -21,9 +21,10 @@ from flask import Blueprint, Flask, redirect, render_template, request, session
 from pbem import i18n
 from pbem.appctx import config, db
 from pbem.db import session_scope
-from pbem.games import invitations
+from pbem.games import proposals
 from pbem.games.limits import LimitReached
-from pbem.games.service import ON_TIMEOUT_CHOICES, GameError, SetupError, SetupProblem
+from pbem.games.errors import GameError
+from pbem.games.setup import ON_TIMEOUT_CHOICES, SetupError, SetupProblem
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.web.limited import limit_page
@@ -107,7 +108,7 @@ def _form_page(form: dict[str, Any], errors: FormErrors | None = None, status: i
         deadlines = [{**d, "selected": d["value"] == str(DEFAULT_DEADLINE)} for d in deadlines]
     return render_template("public/new_game.html", form=form, errors=errors or FormErrors(),
                            deadlines=deadlines, on_timeout=_on_timeout_labels(),
-                           bots=engine.bots.BOTS, form_id=invitations.new_form_id()), status
+                           bots=engine.bots.BOTS, form_id=proposals.new_form_id()), status
 
 
 def _player_lines(text: str) -> list[str]:
@@ -117,7 +118,7 @@ def _player_lines(text: str) -> list[str]:
 
 def _deadline_hours(text: str) -> float:
     """The deadline chosen in the select, as a number (NaN when it is none): the domain's one
-    check (`service.check_deadline_hours`) refuses what is out of bounds, NaN and infinity too."""
+    check (`setup.check_deadline_hours`) refuses what is out of bounds, NaN and infinity too."""
     try:
         return float(text.strip()[:32])
     except ValueError:
@@ -135,7 +136,7 @@ def propose() -> Any:
     typed = _typed()
     try:
         with session_scope(db()) as db_session:
-            proposal = invitations.propose_game(
+            proposal = proposals.propose_game(
                 db_session, config(), your_name=typed["your_name"], your_email=typed["your_email"],
                 players=typed["players"], teams=typed["teams"], name=typed["name"],
                 deadline_hours=_deadline_hours(typed["deadline_hours"]), reminders=typed["reminders"],

@@ -19,7 +19,9 @@ from sqlmodel import select
 
 from pbem import links
 from pbem.db import read_scope, session_scope
-from pbem.games import service
+from pbem.games import errors, service
+from pbem.games.records import moves_of
+from pbem import store
 from pbem.letters import notify
 from pbem.letters.board import board, describe_move, final_result, move_log
 from pbem.logging import log_context
@@ -91,7 +93,7 @@ def confirm_move(token: str) -> Any:
             move = engine.normalize_move(parsed.move)
         except engine.IllegalMove as exc:
             return _error_page(move_refusal(exc), 422, game_url)
-        state = service.load_state(game)  # parsed once: for the checks and for the page
+        state = store.load_state(game)  # parsed once: for the checks and for the page
         refusal = service.refusal(session, game, seat.position, move, parsed.version, player=seat,
                                   state=state)
         if refusal is not None:
@@ -124,7 +126,7 @@ def play_move(token: str) -> Any:
                                               source="player", game=game, seats=seats)
     except links.LinkError as exc:
         return _error_page(link_message(exc), exc.status)
-    except service.GameError as exc:
+    except errors.GameError as exc:
         return _error_page(exc.message, exc.status, _seat_url(*page) if page else None)
     assert page is not None  # set before the move was applied
     return redirect(f"{_seat_url(*page)}?played={outcome.number}", code=303)
@@ -145,12 +147,12 @@ def game_page(token: str) -> Any:
         except links.LinkError as exc:
             return _error_page(link_message(exc), exc.status)
         use_seat_language(seat)
-        context = _page_context(game, seat, service.load_state(game),
+        context = _page_context(game, seat, store.load_state(game),
                                 _seat_url(game.id, seat.position, seat.link_nonce))  # type: ignore[arg-type]  # stored: its id is set
         view = context["view"]
         playable = game.status == GameStatus.RUNNING and not seat.handed_to_bot
         moves = notify.move_links(cfg, game, seat, view) if playable else []
-        records = service.moves_of(session, game.id)  # type: ignore[arg-type]  # stored: its id is set
+        records = moves_of(session, game.id)  # type: ignore[arg-type]  # stored: its id is set
         log = move_log(records, view)
         final = final_result(view, [json.loads(r.events_json or "[]") for r in records]) \
             if view["finished"] else None

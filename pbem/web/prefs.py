@@ -26,7 +26,8 @@ from pbem.schedule import local_time_text, seat_zone, to_local
 from pbem.games.clocks.vacation import days_left, has_vacation, last_bookable_day
 from pbem.db import read_scope, session_scope
 from pbem.games.seat_links import link_message, load_seat, lock_seat, use_seat_language
-from pbem.games.service import GameError, set_seat_language
+from pbem.games.address_prefs import set_seat_language
+from pbem.games.errors import GameError
 from pbem.i18n import ngettext
 from pbem.logging import log_context
 from pbem.models import utcnow

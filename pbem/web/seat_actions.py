@@ -2,7 +2,7 @@
 confirmation page (GET, inert: mail scanners open links) whose form POSTs.
 
 GET/POST /g/<seat token>/rematch  a finished game: play again with the same players and
-                                  options (pbem/games/invitations.py rematch); 303 to the new
+                                  options (pbem/games/proposals.py rematch); 303 to the new
                                   game's page for its creator (names, no address); 409 while
                                   the game is not over or another player's rematch of it is
                                   being set up (asked again, the same rematch)
@@ -22,18 +22,18 @@ from sqlmodel import Session
 from pbem import links
 from pbem.appctx import config, db
 from pbem.db import read_scope, session_scope
-from pbem.games import invitations, lifecycle, service
+from pbem.games import errors, lifecycle, proposals, service
 from pbem.games.limits import LimitReached
 from pbem.games.seat_links import link_message, load_seat, use_seat_language
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.logging import log_context
-from pbem.models import Game, GameStatus, Seat, utcnow
+from pbem.models import Game, Seat, utcnow
 from pbem.web.limited import limit_page
+from pbem.games.finish import is_over
 
 bp = Blueprint("seat_actions", __name__)
 
-OVER = (GameStatus.FINISHED, GameStatus.ABORTED)
 STATUS_TITLES = {
     400: lazy("This link does not work"),
     403: lazy("This link is no longer yours"),
@@ -82,7 +82,7 @@ def rematch_page(token: str) -> Any:
     try:
         with read_scope(db()) as session:
             _parsed, game, seat = _open_seat(session, token)
-            if game.status not in OVER:
+            if not is_over(game):
                 return _refusal(_(NOT_OVER), 409, _game_url(seat))
             return render_template("seat/rematch.html", game=game, seat=seat, token=token,
                                    players=_players(session, game), game_url=_game_url(seat))
@@ -98,13 +98,13 @@ def rematch(token: str) -> Any:
         with session_scope(db()) as session:
             parsed, _game, seat = _open_seat(session, token)
             game_url = _game_url(seat)
-            view = invitations.rematch(session, config(), parsed, now=utcnow())
+            view = proposals.rematch(session, config(), parsed, now=utcnow())
             manage_url = view.manage_url
     except links.LinkError as exc:
         return _refusal(link_message(exc), exc.status)
     except LimitReached as exc:
         return limit_page(exc)
-    except service.GameError as exc:
+    except errors.GameError as exc:
         return _refusal(exc.message, exc.status, game_url)
     return redirect(manage_url, 303)
 
@@ -117,7 +117,7 @@ def leave_page(token: str) -> Any:
             _parsed, game, seat = _open_seat(session, token)
             if seat.left_game:
                 return _refusal(_(ALREADY_LEFT), 409, _game_url(seat))
-            if game.status in OVER:
+            if is_over(game):
                 return _refusal(_(LEAVE_OVER), 409, _game_url(seat))
             partner = next((s for s in _players(session, game) if seat.team is not None
                             and s.team == seat.team and s.position != seat.position), None)
@@ -141,7 +141,7 @@ def leave(token: str) -> Any:
             still_url = _game_url(left) if left.link_nonce == parsed.nonce else None
     except links.LinkError as exc:
         return _refusal(link_message(exc), exc.status)
-    except service.GameError as exc:
+    except errors.GameError as exc:
         return _refusal(exc.message, exc.status, game_url)
     # Rendered after the commit: the page does not hold the database's write lock.
     return render_template("seat/left.html", game_name=game_name, game_url=still_url)

@@ -21,7 +21,8 @@ from sqlmodel import Session, col, select
 from pbem import links
 from pbem.config import Config
 from pbem.db import session_scope
-from pbem.games import invitations, lifecycle, service
+from pbem.games import address_prefs, bots, invitations, lifecycle, my_games, proposals, service, setup
+from pbem import store
 from pbem.games.clocks import preferences
 from pbem.games.clocks.sweep import run_sweep
 from pbem.inbound.handler import handle_message
@@ -161,10 +162,10 @@ class Table:
             game = _game(self.app, self.game_id)
             if mover is None or game.status != GameStatus.RUNNING:
                 break
-            state = service.load_state(game)
+            state = store.load_state(game)
             legal = engine.legal_moves(state)
             move = (next((m for m in legal if "target" in m), None) if attack else None) \
-                or service.bot_move(game, mover, state, cfg=_cfg(self.app))
+                or bots.bot_move(game, mover, state, cfg=_cfg(self.app))
             with session_scope(_db(self.app)) as s:
                 service.apply_game_move(s, _cfg(self.app), self.game_id, mover.position, move,
                                         expected_version=game.version, now=self.now)
@@ -234,31 +235,31 @@ def play_every_kind(app: Flask, smtp_host: str, smtp_port: int) -> list[Letter]:
 
 
 def _address(player: str) -> str:
-    return service.parse_player(player).email or ""
+    return setup.parse_player(player).email or ""
 
 
 def _language(session: Session, player: str) -> str:
     """The language a visitor reads our pages in: their tag, else the one their address chose."""
-    spec = service.parse_player(player)
-    return spec.language or service.remembered_languages(session, [spec.email]).get(spec.email or "", "en")
+    spec = setup.parse_player(player)
+    return spec.language or address_prefs.remembered_languages(session, [spec.email]).get(spec.email or "", "en")
 
 
 def _propose(table: Table, creator: str, players: list[str], *, teams: bool) -> str:
     """A visitor sets up a game at /new (in their tagged language, else the one their address
     chose last) and confirms it from the email: "confirm_game", then one "invitation" per
     friend. Returns the creator's token (their page)."""
-    spec = service.parse_player(creator)
+    spec = setup.parse_player(creator)
     address = spec.email or ""
 
     def propose(s: Session, cfg: Config) -> tuple[int, str]:
-        proposal = invitations.propose_game(
+        proposal = proposals.propose_game(
             s, cfg, your_name=spec.name, your_email=address, players="\n".join(players), teams=teams,
             name=GAME_NAME, language=_language(s, creator), now=table.now)
         assert proposal.id is not None
         return proposal.id, proposal.nonce
     proposal_id, nonce = table.do(propose)
     table.deliver()  # the confirmation is written at delivery, while the proposal waits for it
-    table.do(lambda s, cfg: invitations.confirm_proposal(
+    table.do(lambda s, cfg: proposals.confirm_proposal(
         s, cfg, links.sign_record(cfg, links.CONFIRM_SALT, proposal_id, nonce), now=table.now))
     return links.sign_record(_cfg(table.app), links.PROPOSAL_SALT, proposal_id, nonce)
 
@@ -285,9 +286,9 @@ def set_up_games(table: Table) -> None:
     table.do(lambda s, cfg: invitations.expire_invitations(s, cfg, now=table.now))  # as the worker does
     table.deliver()
     manage = _propose(table, PLAYERS[2], [PLAYERS[3]], teams=False)
-    table.do(lambda s, cfg: invitations.cancel_proposal(s, cfg, manage, now=table.now))
+    table.do(lambda s, cfg: proposals.cancel_proposal(s, cfg, manage, now=table.now))
     table.deliver()
-    table.do(lambda s, cfg: invitations.request_my_games_link(
+    table.do(lambda s, cfg: my_games.request_my_games_link(
         s, cfg, _address(PLAYERS[0]), ip="203.0.113.7", language=_language(s, PLAYERS[0]), now=table.now))
     table.deliver()
 
@@ -321,7 +322,7 @@ def move_paths(app: Flask, seat: Seat) -> list[str]:
     with session_scope(_db(app)) as s:
         game = s.get(Game, seat.game_id)
         assert game is not None
-        view = engine.player_view(service.load_state(game), seat.position)
+        view = engine.player_view(store.load_state(game), seat.position)
         return [path_of(cfg, m["url"]) for m in notify.move_links(cfg, game, seat, view)]
 
 

@@ -14,7 +14,8 @@ from sqlmodel import Session, select
 
 from pbem.auth import create_admin
 from pbem.db import session_scope
-from pbem.games.service import apply_game_move, create_game, load_state
+from pbem.games.service import apply_game_move, create_game
+from pbem.store import load_state
 from pbem.mail.delivery import deliver_due
 from pbem.models import Game, OutboxMessage, OutboxStatus, Seat, utcnow
 

@@ -15,7 +15,7 @@ from sqlmodel import select
 
 from pbem import links
 from pbem.db import session_scope
-from pbem.games import invitations
+from pbem.games import invitations, proposals
 from pbem.letters.invitations import not_me_url
 from pbem.models import Invitation
 from pbem.mail.catcher import MAIL_DIR_ENV, save_message
@@ -103,12 +103,12 @@ def self_service_paths(app) -> dict[str, list[str]]:
     declined, one who has not answered), an invitation, "never email me again"."""
     cfg = app.config["KORSAR"]
     with session_scope(app.extensions["korsar_db"]) as s:
-        waiting = invitations.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
-                                           players="Bob <bob@example.com>", ip="")
-        inviting = invitations.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
-                                            players="Bob <bob@example.com>\nCid <cid@example.com>\nbot:greedy",
-                                            name=GAME_NAME, ip="")
-        invitations.confirm_proposal(s, cfg, links.sign_record(cfg, links.CONFIRM_SALT, inviting.id, inviting.nonce))
+        waiting = proposals.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
+                                         players="Bob <bob@example.com>", ip="")
+        inviting = proposals.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
+                                          players="Bob <bob@example.com>\nCid <cid@example.com>\nbot:greedy",
+                                          name=GAME_NAME, ip="")
+        proposals.confirm_proposal(s, cfg, links.sign_record(cfg, links.CONFIRM_SALT, inviting.id, inviting.nonce))
         bob, cid = s.exec(select(Invitation).where(Invitation.proposal_id == inviting.id, Invitation.position > 0,
                                                    Invitation.kind == "human").order_by(Invitation.position)).all()
         cid_path = path_of(cfg, links.invitation_url(cfg, cid.id, cid.nonce))

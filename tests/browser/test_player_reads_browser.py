@@ -16,6 +16,7 @@ from game_helpers import cfg_of, db_of, deck_with_hands, seats, start_game  # no
 from pbem import links  # noqa: E402
 from pbem.db import session_scope  # noqa: E402
 from pbem.games import service  # noqa: E402
+from pbem import store
 from pbem.letters import notify  # noqa: E402
 from pbem.mail.render import render_email  # noqa: E402
 from pbem.models import Game, Seat  # noqa: E402
@@ -50,7 +51,7 @@ def test_the_drawn_table_and_the_breakdown_fit_a_desktop_and_a_phone(app, page, 
                                (2, {"action": "play", "card": "M7"}), (3, {"action": "play", "card": "M8"})]:
             service.apply_game_move(s, cfg_of(app), game_id, position, move)
         game = s.get(Game, game_id)
-        context = notify.seat_context(s, cfg_of(app), game, _seat(s, game_id, 0), service.load_state(game), since=0)
+        context = notify.seat_context(s, cfg_of(app), game, _seat(s, game_id, 0), store.load_state(game), since=0)
     page.set_content(render_email("turn", "alice@example.com", context).html_body)
     _look(page, "turn-email")
     seat = seats(app, game_id)[0]
@@ -67,7 +68,7 @@ def test_the_drawn_table_and_the_breakdown_fit_a_desktop_and_a_phone(app, page, 
             game = s.get(Game, game_id)
             if game.to_move is None or game.status != "running":
                 break
-            legal = engine.legal_moves(service.load_state(game))
+            legal = engine.legal_moves(store.load_state(game))
             plays = [m for m in legal if m["action"] != "draw"]
             service.apply_game_move(s, cfg_of(app), game_id, game.to_move,
                                     rng.choice(plays if plays and rng.random() < 0.7 else legal))

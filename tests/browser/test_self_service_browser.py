@@ -21,7 +21,7 @@ from game_helpers import BASE_URL, cfg_of, db_of, move_links, text_part  # noqa:
 from sqlmodel import select  # noqa: E402
 
 from pbem.db import session_scope  # noqa: E402
-from pbem.games.service import play_due_bots  # noqa: E402
+from pbem.games.bots import play_due_bots  # noqa: E402
 from pbem.mail.delivery import deliver_due  # noqa: E402
 from pbem.models import Game, Proposal  # noqa: E402
 

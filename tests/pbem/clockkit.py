@@ -12,7 +12,9 @@ from pbem.schedule import plan_turn
 from pbem.games.clocks.sweep import run_sweep
 from pbem.config import Config
 from pbem.db import session_scope
-from pbem.games.service import apply_game_move, bot_move, create_game, load_state, lock_game, seats_of
+from pbem.games.service import apply_game_move, create_game, lock_game_with_seats, seats_of
+from pbem.games.bots import bot_move
+from pbem.store import load_state
 from pbem.models import OutboxMessage, Seat
 
 T0 = datetime(2026, 1, 12, 10, 0)  # a Monday, 10:00 UTC
@@ -81,7 +83,7 @@ def other(engine: Engine, game_id: int) -> Seat:
 def play_the_turn(engine: Engine, cfg: Config, game_id: int, at: datetime = T0) -> None:
     """The player to move plays (the greedy bot's choice), as a click at `at` would."""
     with session_scope(engine) as session:
-        game = lock_game(session, game_id)
+        game = lock_game_with_seats(session, game_id)[0]
         seat = seats_of(session, game_id)[game.to_move]
         apply_game_move(session, cfg, game_id, seat.position, bot_move(game, seat, load_state(game), cfg=cfg),
                         expected_version=game.version, now=at)

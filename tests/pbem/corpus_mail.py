@@ -42,6 +42,7 @@ from pbem import links
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games import service
+from pbem import store
 from pbem.inbound import commands, handler, message
 from pbem.mail import writers
 from pbem.mail.mime import build_message
@@ -222,12 +223,12 @@ def _listeners(seats: list[Seat], situation: Situation) -> int:
 
 def _state(session: Session, game_id: int) -> Any:
     game, _ = service.lock_game_with_seats(session, game_id)
-    return service.load_state(game)
+    return store.load_state(game)
 
 
 def _play(session: Session, cfg: Config, game_id: int, move: dict[str, Any]) -> None:
     game, seats = service.lock_game_with_seats(session, game_id)
-    seat = service.load_state(game).to_move
+    seat = store.load_state(game).to_move
     assert seat is not None, "the game is over"
     service.apply_game_move(session, cfg, game_id, seat, move, game=game, seats=seats)
 

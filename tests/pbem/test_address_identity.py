@@ -19,7 +19,7 @@ from sqlmodel import SQLModel, select
 from pbem import addresses, i18n
 from pbem.addresses import canonical_key, check_address
 from pbem.db import create_all, make_engine, session_scope
-from pbem.games import invitations, limits, service
+from pbem.games import limits, never, proposals, service, setup
 from pbem.mail.delivery import deliver_due
 from pbem.mail.suppression import is_suppressed, suppressed_among
 from pbem.migrations import alembic_config
@@ -142,14 +142,14 @@ def test_the_new_game_form_says_why_an_address_is_refused_and_mails_nobody(app, 
 
 
 def test_two_seats_of_one_mailbox_are_refused():
-    specs = [service.SeatSpec("Ann", "ann@example.com"), service.SeatSpec("Bob", "Ann+bob@Example.com")]
-    assert [p.message for p in service.setup_problems(specs)] == ["Two seats have the same email address."]
+    specs = [setup.SeatSpec("Ann", "ann@example.com"), setup.SeatSpec("Bob", "Ann+bob@Example.com")]
+    assert [p.message for p in setup.setup_problems(specs)] == ["Two seats have the same email address."]
 
 
 # ---------------------------------------------------------------- the never-list and the limits
 def _suppress(engine, cfg, address: str) -> None:
     with session_scope(engine) as session:
-        invitations.suppress(session, cfg, address)
+        never.suppress(session, cfg, address)
 
 
 @pytest.mark.parametrize("said_never,asked", [
@@ -169,11 +169,11 @@ def test_the_never_list_holds_for_every_spelling_of_the_mailbox(engine, cfg, sai
 
 def test_a_game_cannot_seat_a_spelling_of_an_address_that_said_never(engine, cfg):
     _suppress(engine, cfg, "hal@example.com")
-    with session_scope(engine) as session, pytest.raises(service.SetupError, match="asked never"):
+    with session_scope(engine) as session, pytest.raises(setup.SetupError, match="asked never"):
         service.create_game(session, cfg, ["Ann <ann@example.com>", "Hal <hal+korsar@example.com>"], seed=1)
-    with session_scope(engine) as session, pytest.raises(service.SetupError, match="asked never"):
-        invitations.invite_players(session, cfg, ["Ann <ann@example.com>", "Hal <Hal+k@example.com>"],
-                                   organiser_email="boss@example.com")
+    with session_scope(engine) as session, pytest.raises(setup.SetupError, match="asked never"):
+        proposals.invite_players(session, cfg, ["Ann <ann@example.com>", "Hal <Hal+k@example.com>"],
+                                 organiser_email="boss@example.com")
 
 
 ADDRESS_LIMITS = [v for v in vars(limits).values() if isinstance(v, limits.Limit) and v.per == "address"]

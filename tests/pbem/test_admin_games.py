@@ -14,7 +14,8 @@ from test_admin_support import (ADMIN_EMAIL, audit_actions, bot_game, db_of, gam
                                 text_of)
 
 from pbem.db import session_scope
-from pbem.games.service import load_state, moves_of, replay_record
+from pbem.games.records import moves_of, replay_record
+from pbem.store import load_state
 from pbem.models import Game, GameStatus, utcnow
 
 # ---------------------------------------------------------------- list
@@ -262,7 +263,7 @@ def test_export_of_a_game_still_being_played_is_refused_with_409(admin_client, a
 
 
 def test_export_is_json_the_engine_replays(admin_client, admin_app):
-    from pbem.games.service import play_due_bots
+    from pbem.games.bots import play_due_bots
 
     game_id = bot_game(admin_app)
     play_due_bots(db_of(admin_app), admin_app.config["KORSAR"], now=utcnow() + timedelta(minutes=1))
@@ -390,7 +391,8 @@ def test_get_pages_never_change_anything(admin_client, admin_app):
 
 
 def test_detail_of_a_finished_team_game_shows_teams_scores_and_winners(admin_client, admin_app):
-    from pbem.games.service import SeatSpec, play_due_bots
+    from pbem.games.bots import play_due_bots
+    from pbem.games.setup import SeatSpec
 
     bots = [SeatSpec(f"Bot {i}", kind="bot", bot="greedy") for i in range(4)]
     game_id = new_game(admin_app, bots, teams=True)

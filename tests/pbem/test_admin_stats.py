@@ -11,7 +11,8 @@ from test_admin_support import bot_game, cfg_of, db_of, new_game, outbox, text_o
 
 import engine
 from pbem.db import session_scope
-from pbem.games.service import apply_game_move, load_state
+from pbem.games.service import apply_game_move
+from pbem.store import load_state
 from pbem.models import Game, OutboxMessage, OutboxStatus, Seat, utcnow
 from pbem.web.admin.charts import daily_bar_chart, nice_max
 from pbem.web.admin.queries import emails_sent_per_day, player_move_times

@@ -10,7 +10,7 @@ import pytest
 from game_helpers import cfg_of, db_of, game_row, outbox, seats, start_game  # noqa: F401  (used by the test_admin_* modules)
 from sqlmodel import Session, col, select
 
-from pbem.games.service import SeatSpec
+from pbem.games.setup import SeatSpec
 from pbem.models import AuditLog, SeatKind
 
 ADMIN_EMAIL = "boss@korsar.test"

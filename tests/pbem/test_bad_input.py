@@ -32,8 +32,8 @@ from test_admin_support import (
 from pbem import links
 from pbem.letters.unsubscribe import sign_unsubscribe
 from pbem.db import session_scope
-from pbem.games.service import load_state
-from pbem.games import invitations
+from pbem.store import load_state
+from pbem.games import proposals
 from pbem.letters import invitations as letters
 from pbem.models import Game, Invitation, LoginAttempt, OutboxMessage, Seat, utcnow
 
@@ -219,12 +219,12 @@ def self_service_games(app: Any) -> tuple[Proposed, Proposed]:
     made = []
     with session_scope(db_of(app)) as s:
         for confirm in (False, True):
-            proposal = invitations.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
-                                                players="Bob <bob@example.com>", ip="",
-                                                form_id=invitations.new_form_id())
+            proposal = proposals.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
+                                              players="Bob <bob@example.com>", ip="",
+                                              form_id=proposals.new_form_id())
             if confirm:
-                invitations.confirm_proposal(s, cfg, links.sign_record(cfg, links.CONFIRM_SALT, proposal.id,
-                                                                       proposal.nonce))
+                proposals.confirm_proposal(s, cfg, links.sign_record(cfg, links.CONFIRM_SALT, proposal.id,
+                                                                     proposal.nonce))
             bob = s.exec(select(Invitation).where(Invitation.proposal_id == proposal.id,
                                                   Invitation.position == 1)).one()
             made.append(Proposed(proposal.id, proposal.nonce, bob.id, bob.nonce))

@@ -10,7 +10,7 @@ from sqlmodel import select
 
 import pbem.worker as worker
 from pbem.db import session_scope
-from pbem.games import service
+from pbem.games import bots, service, setup
 from pbem.models import MoveRecord
 
 NOW = datetime(2026, 1, 5, 12, 0, 0)
@@ -34,9 +34,9 @@ def test_a_backlog_of_bot_moves_drains_over_polls_oldest_first_within_the_budget
     later = NOW + timedelta(minutes=1)
     for poll in range(len(ids)):
         # A spent budget still plays one move a poll: the backlog always makes progress.
-        assert service.play_due_bots(db_of(app), cfg_of(app), later, budget_seconds=0) == 1
+        assert bots.play_due_bots(db_of(app), cfg_of(app), later, budget_seconds=0) == 1
         assert [game_row(app, g).version for g in ids] == [2] * (poll + 1) + [1] * (3 - poll)
-    assert service.play_due_bots(db_of(app), cfg_of(app), later, budget_seconds=0) == 0
+    assert bots.play_due_bots(db_of(app), cfg_of(app), later, budget_seconds=0) == 0
 
 
 def test_the_workers_bots_job_stops_at_its_budget_and_the_next_polls_go_on(app, monkeypatch):
@@ -50,13 +50,13 @@ def test_the_workers_bots_job_stops_at_its_budget_and_the_next_polls_go_on(app, 
 
 def test_without_a_budget_every_due_bot_move_is_played_at_once(app):
     ids = _bot_turns_due(app, 3)
-    assert service.play_due_bots(db_of(app), cfg_of(app), NOW + timedelta(minutes=1)) == 3
+    assert bots.play_due_bots(db_of(app), cfg_of(app), NOW + timedelta(minutes=1)) == 3
     assert all(game_row(app, g).version == 2 for g in ids)
 
 
 def test_the_bot_thinks_without_holding_the_games_row_lock(app, monkeypatch):
     [game_id] = _bot_turns_due(app, 1)
-    think = service.bot_move
+    think = bots.bot_move
     locked_while_thinking = []
 
     def thinking(game, seat, state, view=None, *, cfg):
@@ -65,25 +65,25 @@ def test_the_bot_thinks_without_holding_the_games_row_lock(app, monkeypatch):
             locked_while_thinking.append(True)
         return think(game, seat, state, view, cfg=cfg)
 
-    monkeypatch.setattr(service, "bot_move", thinking)
-    assert service.play_due_bots(db_of(app), cfg_of(app), NOW + timedelta(minutes=1)) == 1
+    monkeypatch.setattr(bots, "bot_move", thinking)
+    assert bots.play_due_bots(db_of(app), cfg_of(app), NOW + timedelta(minutes=1)) == 1
     assert locked_while_thinking == [True] and game_row(app, game_id).version == 2
 
 
 def test_a_game_that_moved_on_while_the_bot_thought_gets_no_second_move(app, monkeypatch):
     [game_id] = _bot_turns_due(app, 1)
-    think = service.bot_move
+    think = bots.bot_move
     later = NOW + timedelta(minutes=1)
 
     def slow(game, seat, state, view=None, *, cfg):
         move = think(game, seat, state, view, cfg=cfg)
-        monkeypatch.setattr(service, "bot_move", think)
+        monkeypatch.setattr(bots, "bot_move", think)
         # Another worker plays the same due move while this one is still thinking.
-        assert service.play_due_bots(db_of(app), cfg_of(app), later) == 1
+        assert bots.play_due_bots(db_of(app), cfg_of(app), later) == 1
         return move
 
-    monkeypatch.setattr(service, "bot_move", slow)
-    assert service.play_due_bots(db_of(app), cfg_of(app), later) == 0
+    monkeypatch.setattr(bots, "bot_move", slow)
+    assert bots.play_due_bots(db_of(app), cfg_of(app), later) == 0
     assert game_row(app, game_id).version == 2 and move_count(app, game_id) == 2
 
 
@@ -93,7 +93,7 @@ def test_an_expert_bot_seat_is_played_by_the_worker(app):
     with session_scope(db_of(app)) as s:
         service.apply_game_move(s, cfg_of(app), game_id, 0, {"action": "draw"},
                                 expected_version=0, now=NOW)
-    assert service.play_due_bots(db_of(app), cfg_of(app), NOW + timedelta(seconds=1)) == 1
+    assert bots.play_due_bots(db_of(app), cfg_of(app), NOW + timedelta(seconds=1)) == 1
     with session_scope(db_of(app)) as s:
         assert s.exec(select(MoveRecord.source).where(MoveRecord.game_id == game_id,
                                                       MoveRecord.number == 2)).one() == "bot"
@@ -101,7 +101,7 @@ def test_an_expert_bot_seat_is_played_by_the_worker(app):
 
 def test_the_expert_bot_is_named_like_every_engine_bot(runner, admin_client, admin_app):
     assert "expert" in engine.bots.BOTS
-    assert service.parse_player("bot:expert").bot == "expert"
+    assert setup.parse_player("bot:expert").bot == "expert"
     result = runner.invoke(args=["create-game", "--player", ANN, "--player", "bot:expert",
                                  "--seed", "5"])
     assert result.exit_code == 0, result.output

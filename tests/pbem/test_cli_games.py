@@ -15,6 +15,7 @@ from sqlmodel import func, select
 
 from pbem.db import session_scope
 from pbem.games import service
+from pbem import store
 from pbem.models import Game
 
 ANN, BOB = "Ann <ann@example.com>", "Bob <bob@example.com>"
@@ -107,7 +108,7 @@ def test_export_game_prints_a_record_that_replays_to_the_stored_state(app, runne
     game_id = int(_create(runner, "--player", ANN, "--player", BOB, "--seed", "3").output.split()[-1])
     with session_scope(db_of(app)) as s:
         while (game := s.get(Game, game_id)).to_move is not None:  # played to the end
-            move = engine.legal_moves(service.load_state(game))[-1]
+            move = engine.legal_moves(store.load_state(game))[-1]
             service.apply_game_move(s, cfg_of(app), game_id, game.to_move, move,
                                     expected_version=game.version)
     game = game_row(app, game_id)
@@ -120,7 +121,7 @@ def test_export_game_prints_a_record_that_replays_to_the_stored_state(app, runne
     engine_cli = subprocess.run([sys.executable, "-m", "engine", "replay", "-"], input=result.output,
                                 capture_output=True, text=True, check=True)
     report = json.loads(engine_cli.stdout)
-    state = service.load_state(game)
+    state = store.load_state(game)
     assert report["ok"] and report["version"] == game.version
     assert [sorted(h) for h in report["hands"]] == \
         [sorted(engine.player_view(state, s)["hand"]) for s in range(2)]

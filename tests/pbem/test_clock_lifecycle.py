@@ -11,7 +11,7 @@ import pytest
 from clockkit import T0, deliver, game_row, mails, mover, other, seat_row, start_game, sweep
 from pbem.db import session_scope
 from pbem.games import lifecycle
-from pbem.games.service import GameError, GameNotRunning
+from pbem.games.errors import GameError, GameNotRunning
 from pbem.models import GameStatus, utcnow
 
 

@@ -10,9 +10,11 @@ import pytest
 from sqlmodel import select
 
 from clockkit import T0, game_row, mails, start_game, sweep
-from pbem.games.clocks.notices import next_digest_time, record_attacks
+from pbem.games.notices import next_digest_time, record_attacks
 from pbem.db import session_scope
-from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of
+from pbem.games.service import apply_game_move, lock_game_with_seats, seats_of
+from pbem.games.bots import bot_move
+from pbem.store import load_state
 from pbem.models import Seat
 
 
@@ -20,7 +22,7 @@ def attack(engine, cfg, game_id, *, attacker, owner, at, ship=1):
     event = {"kind": "pirate", "seat": attacker, "card": "B3", "ship": ship, "owner": owner, "value": 5,
              "attack": True}  # the engine's flag: another side's ship
     with session_scope(engine) as session:
-        game = lock_game(session, game_id)
+        game = lock_game_with_seats(session, game_id)[0]
         return record_attacks(session, cfg, game, seats_of(session, game_id), [event], at)
 
 
@@ -88,7 +90,7 @@ def test_a_real_pirate_move_notifies_the_owner_without_any_hand(engine, cfg):
     for _ in range(80):  # greedy play until someone attacks another player's ship
         now += timedelta(minutes=1)
         with session_scope(engine) as session:
-            game = lock_game(session, game_id)
+            game = lock_game_with_seats(session, game_id)[0]
             if game.to_move is None:
                 break
             seat = seats_of(session, game_id)[game.to_move]

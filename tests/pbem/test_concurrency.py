@@ -17,17 +17,11 @@ from sqlmodel import select
 
 from pbem.db import make_engine, read_scope, session_scope
 from pbem.games import lifecycle
-from pbem.games.service import (
-    GameError,
-    StaleMove,
-    apply_game_move,
-    create_game,
-    export_record,
-    load_state,
-    moves_of,
-    play_due_bots,
-    replay_record,
-)
+from pbem.games.service import apply_game_move, create_game
+from pbem.games.bots import play_due_bots
+from pbem.games.errors import GameError, StaleMove
+from pbem.games.records import export_record, moves_of, replay_record
+from pbem.store import load_state
 from pbem.models import Game, GameStatus, MoveRecord, utcnow
 
 PLAYER_PROCESSES = 3

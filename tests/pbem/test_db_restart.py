@@ -14,7 +14,10 @@ from game_helpers import make_cfg
 from sqlmodel import create_engine, select
 
 from pbem.db import is_sqlite, make_engine, read_scope, session_scope
-from pbem.games.service import StaleMove, apply_game_move, create_game, export_record, load_state, replay_record
+from pbem.games.service import apply_game_move, create_game
+from pbem.games.errors import StaleMove
+from pbem.games.records import export_record, replay_record
+from pbem.store import load_state
 from pbem.models import Game, MoveRecord, utcnow
 
 

@@ -14,7 +14,8 @@ from game_helpers import (cfg_of, db_of, deck_with_hands, deliver, game_row, han
 
 from pbem import links
 from pbem.db import session_scope
-from pbem.games import service
+from pbem.games import errors, service
+from pbem import store
 from pbem.letters import notify
 from pbem.mail.render import email_names, one_line, render_email
 from pbem.models import Game, Seat
@@ -37,7 +38,7 @@ def _mid_game_context(app) -> dict:
     with session_scope(db_of(app)) as s:
         game = s.get(Game, game_id)
         seat = s.exec(service.select(Seat).where(Seat.game_id == game_id, Seat.position == 0)).one()
-        context = notify.seat_context(s, cfg_of(app), game, seat, service.load_state(game), since=0)
+        context = notify.seat_context(s, cfg_of(app), game, seat, store.load_state(game), since=0)
     context.update({  # what the clocks' emails add (pbem/letters/emails.py)
         "seat": seat, "base_url": "http://korsar.test", "time_left": "3 hours",
         "deadline_local": "Monday 5 January 15:00 (UTC)", "on_timeout": "autoplay",
@@ -150,7 +151,7 @@ def test_hostile_names_are_escaped_in_emails_and_pages(app, client, smtp_server,
     ("E" * 41, "at most 40"),
 ])
 def test_names_with_line_breaks_or_too_long_are_refused(app, name, reason):
-    with pytest.raises(service.GameError, match=reason):
+    with pytest.raises(errors.GameError, match=reason):
         start_game(app, [f"{name} <eve@example.com>", "Ann <ann@example.com>"])
     assert outbox(app) == []
 
@@ -161,7 +162,7 @@ def test_subjects_are_one_line_and_limited():
 
 
 def test_the_game_name_is_validated_like_a_player_name(app):
-    with pytest.raises(service.GameError):
+    with pytest.raises(errors.GameError):
         start_game(app, ["Ann <ann@example.com>", "Bob <bob@example.com>"], name="Game\r\nBcc: x")
     game_id = start_game(app, ["Ann <ann@example.com>", "Bob <bob@example.com>"], name="Friday <b>")
     assert game_row(app, game_id).name == "Friday <b>"
@@ -202,15 +203,15 @@ def test_since_your_last_turn_shows_the_latest_lines_and_counts_the_earlier_ones
     with session_scope(db_of(app)) as s:
         for _ in range(40):  # both players draw or play, well past the 20 lines shown
             game = s.get(Game, game_id)
-            state = service.load_state(game)
+            state = store.load_state(game)
             if state.finished:
                 break
             service.apply_game_move(s, cfg_of(app), game_id, state.to_move, engine.legal_moves(state)[0])
     with session_scope(db_of(app)) as s:
         game = s.get(Game, game_id)
         ann = service.seats_of(s, game_id)[0]
-        context = notify.seat_context(s, cfg_of(app), game, ann, service.load_state(game), since=0)
-        everything = notify.history(notify.move_events(s, game), engine.player_view(service.load_state(game), 0), 0)
+        context = notify.seat_context(s, cfg_of(app), game, ann, store.load_state(game), since=0)
+        everything = notify.history(notify.move_events(s, game), engine.player_view(store.load_state(game), 0), 0)
     assert len(everything) > notify.SINCE_SHOWN
     assert context["since"] == everything[-notify.SINCE_SHOWN:]
     assert context["since_earlier"] == len(everything) - notify.SINCE_SHOWN

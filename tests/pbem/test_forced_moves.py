@@ -17,7 +17,8 @@ from sqlmodel import col, select
 
 from pbem import links
 from pbem.db import session_scope
-from pbem.games import lifecycle, service
+from pbem.games import errors, lifecycle, records, service
+from pbem import store
 from pbem.games.clocks import preferences
 from pbem.letters import notify
 from pbem.mail.render import environment
@@ -59,7 +60,7 @@ def test_a_forced_draw_is_played_at_once_and_the_chain_stops_at_a_real_choice(ap
         (3, 0, {"action": "draw"}, "forced"), (4, 1, {"action": "draw"}, "forced")]
     game = game_row(app, game_id)
     assert game.version == 4 and game.to_move == 0
-    assert len(engine.legal_moves(service.load_state(game))) >= 2  # Ann holds M3: a real choice
+    assert len(engine.legal_moves(store.load_state(game))) >= 2  # Ann holds M3: a real choice
 
 
 def test_forced_turns_send_no_turn_email_only_the_real_choice_does(app):
@@ -130,9 +131,9 @@ def test_resuming_a_paused_game_plays_a_forced_turn_waiting_in_it(app):
 def test_the_next_email_says_what_was_played_for_you(app):
     game_id = _chain_game(app)
     with session_scope(db_of(app)) as s:
-        game = service.lock_game(s, game_id)
+        game = service.lock_game_with_seats(s, game_id)[0]
         ann = service.seats_of(s, game_id)[0]
-        context = notify.seat_context(s, cfg_of(app), game, ann, service.load_state(game))
+        context = notify.seat_context(s, cfg_of(app), game, ann, store.load_state(game))
     assert context["played_for_you"] == [{"number": 1, "text": "Draw a card"},
                                          {"number": 3, "text": "Draw a card"}]
     text = environment().get_template("partials/played_for_you.txt").render(context)
@@ -145,22 +146,22 @@ def test_the_next_email_says_what_was_played_for_you(app):
 def test_what_was_played_for_you_is_told_once(app):
     game_id = _chain_game(app)
     with session_scope(db_of(app)) as s:  # Ann's turn email is written: her mark moves to move 4
-        game = service.lock_game(s, game_id)
+        game = service.lock_game_with_seats(s, game_id)[0]
         ann = service.seats_of(s, game_id)[0]
         notify.deferred_turn_email(s, cfg_of(app), game, ann, {"version": 4, "since": 0})
     with session_scope(db_of(app)) as s:
-        game = service.lock_game(s, game_id)
+        game = service.lock_game_with_seats(s, game_id)[0]
         ann = service.seats_of(s, game_id)[0]
-        assert notify.seat_context(s, cfg_of(app), game, ann, service.load_state(game))["played_for_you"] == []
+        assert notify.seat_context(s, cfg_of(app), game, ann, store.load_state(game))["played_for_you"] == []
 
 
 def test_an_email_without_forced_moves_shows_no_played_for_you_section(app):
     deck = deck_with_hands(["M3", *PIRATES_0[:5]], PIRATES_1)
     game_id = start_game(app, [ANN, BOB], deck=deck, now=NOW)
     with session_scope(db_of(app)) as s:
-        game = service.lock_game(s, game_id)
+        game = service.lock_game_with_seats(s, game_id)[0]
         ann = service.seats_of(s, game_id)[0]
-        context = notify.seat_context(s, cfg_of(app), game, ann, service.load_state(game))
+        context = notify.seat_context(s, cfg_of(app), game, ann, store.load_state(game))
     assert context["played_for_you"] == []
     assert environment().get_template("partials/played_for_you.txt").render(context).strip() == ""
 
@@ -185,7 +186,7 @@ def test_a_forced_move_of_an_old_link_is_refused_as_stale(app):
     with session_scope(db_of(app)) as s:
         try:
             service.apply_game_move(s, cfg_of(app), game_id, 0, {"action": "draw"}, expected_version=2, now=NOW)
-        except service.StaleMove:
+        except errors.StaleMove:
             pass
         else:
             raise AssertionError("a move issued at version 2 was stored at version 4")
@@ -199,7 +200,7 @@ def test_after_every_stored_move_the_seat_to_move_has_a_real_choice(app, seed):
     game_id = start_game(app, [ANN, BOB, "Cid <cid@example.com>"], seed=seed, now=NOW)
     for _ in range(400):
         game = game_row(app, game_id)
-        state = service.load_state(game)
+        state = store.load_state(game)
         if state.finished:
             break
         legal = engine.legal_moves(state)
@@ -209,9 +210,9 @@ def test_after_every_stored_move_the_seat_to_move_has_a_real_choice(app, seed):
                                     expected_version=game.version, now=NOW)
     assert game_row(app, game_id).status == "finished"
     with session_scope(db_of(app)) as s:  # the log replays to the stored state
-        record = service.export_record(s, game_id)
-    assert engine.state_to_json(service.replay_record(record)) == engine.state_to_json(
-        service.load_state(game_row(app, game_id)))
+        record = records.export_record(s, game_id)
+    assert engine.state_to_json(records.replay_record(record)) == engine.state_to_json(
+        store.load_state(game_row(app, game_id)))
 
 
 def test_a_bot_seat_is_never_played_as_forced(app):
@@ -226,9 +227,9 @@ def test_a_bot_seat_is_never_played_as_forced(app):
 def test_each_seat_is_told_only_of_its_own_forced_moves(app):
     game_id = _chain_game(app)
     with session_scope(db_of(app)) as s:
-        game = service.lock_game(s, game_id)
+        game = service.lock_game_with_seats(s, game_id)[0]
         bob = service.seats_of(s, game_id)[1]
-        context = notify.seat_context(s, cfg_of(app), game, bob, service.load_state(game), with_moves=False)
+        context = notify.seat_context(s, cfg_of(app), game, bob, store.load_state(game), with_moves=False)
     assert [p["number"] for p in context["played_for_you"]] == [2, 4]
 
 

@@ -10,7 +10,8 @@ from game_helpers import (db_of, deliver, game_page_path, game_row, hand_section
                           move_links, start_game, text_part)
 
 from pbem.db import session_scope
-from pbem.games import service
+from pbem.games import records
+from pbem import store
 from pbem.models import GameStatus
 
 PLAYERS = {"ann@example.com": "Ann", "bob@example.com": "Bob", "cid@example.com": "Cid"}
@@ -53,7 +54,7 @@ def test_a_whole_game_is_played_by_following_the_email_links(app, client, smtp_s
     game_id = _play_by_email(app, client, smtp_server, addresses, seed=11)
     game = game_row(app, game_id)
     assert game.status == GameStatus.FINISHED and game.to_move is None
-    state = service.load_state(game)
+    state = store.load_state(game)
     for addr in addresses:
         final = smtp_server.to(addr)[-1]
         body = text_part(final)
@@ -66,7 +67,7 @@ def test_a_whole_game_is_played_by_following_the_email_links(app, client, smtp_s
         assert page.status_code == 200 and "The game is over." in page.text
         assert 'action="/m/' not in page.text  # no moves left to offer
     with session_scope(db_of(app)) as session:
-        replayed = service.replay_record(json.loads(json.dumps(service.export_record(session, game_id))))
+        replayed = records.replay_record(json.loads(json.dumps(records.export_record(session, game_id))))
     assert engine.state_to_json(replayed) == json.loads(game.state_json)
 
 

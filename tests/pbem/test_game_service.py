@@ -15,7 +15,8 @@ from sqlmodel import func, select
 
 from pbem import links
 from pbem.db import session_scope
-from pbem.games import lifecycle, service
+from pbem.games import bots, errors, lifecycle, records, service, setup
+from pbem import store
 from pbem.letters import notify
 from pbem.models import Game, GameStatus, MoveRecord, OutboxMessage, Seat
 
@@ -35,7 +36,7 @@ def _apply(app, game_id, position, move, **kwargs):
 
 
 def _legal(app, game_id) -> list[dict]:
-    return engine.legal_moves(service.load_state(game_row(app, game_id)))
+    return engine.legal_moves(store.load_state(game_row(app, game_id)))
 
 
 # ---------------------------------------------------------------- parsing players
@@ -46,13 +47,13 @@ def _legal(app, game_id) -> list[dict]:
     ("Zoë <zoe@example.com>", "Zoë", "zoe@example.com"),
 ])
 def test_parse_player_reads_a_name_and_an_address(text, name, email):
-    spec = service.parse_player(text)
+    spec = setup.parse_player(text)
     assert (spec.name, spec.email, spec.kind) == (name, email, "human")
 
 
 @pytest.mark.parametrize("text", ["bot:greedy", "bot:random", "BOT:Greedy"])
 def test_parse_player_reads_a_bot(text):
-    spec = service.parse_player(text)
+    spec = setup.parse_player(text)
     assert spec.kind == "bot" and spec.bot == text[4:].lower() and spec.email is None
 
 
@@ -73,8 +74,8 @@ def test_parse_player_reads_a_bot(text):
     ("", "not a player"),
 ])
 def test_parse_player_refuses_with_a_reason(text, reason):
-    with pytest.raises(service.GameError, match=reason):
-        service.parse_player(text)
+    with pytest.raises(errors.GameError, match=reason):
+        setup.parse_player(text)
 
 
 # ---------------------------------------------------------------- creating games
@@ -101,7 +102,7 @@ def test_a_live_deal_is_not_a_function_of_a_31_bit_seed(app):
     assert [row.seed for row in rows] == [None, None]
     decks = [json.loads(row.deck_json) for row in rows]
     assert decks[0] != decks[1] and all(engine.validate_deck(deck) == deck for deck in decks)
-    assert service.load_state(rows[0]).deck == decks[0]  # the stored deck is the one dealt
+    assert store.load_state(rows[0]).deck == decks[0]  # the stored deck is the one dealt
 
 
 def test_create_game_without_seed_or_deck_deals_from_system_random(app, monkeypatch):
@@ -120,14 +121,14 @@ def test_create_game_without_seed_or_deck_deals_from_system_random(app, monkeypa
     assert len(made) == 1 and game.seed is None
     assert json.loads(game.deck_json) == list(reversed(engine.FULL_DECK))
     with session_scope(db_of(app)) as s:  # dealt from that deck: its log replays to the stored state
-        replayed = service.replay_record(service.export_record(s, game.id, live=True))  # type: ignore[arg-type]
-    assert engine.state_to_json(replayed) == engine.state_to_json(service.load_state(game))
+        replayed = records.replay_record(records.export_record(s, game.id, live=True))  # type: ignore[arg-type]
+    assert engine.state_to_json(replayed) == engine.state_to_json(store.load_state(game))
 
 
 def test_create_game_with_a_deck_deals_it_in_order(app):
     deck = deck_with_hands(["M8", "AD", "BC", "GC", "RC", "KC"], ["B1"] * 2 + ["B2"] * 4)
     game_id = start_game(app, [ANN, BOB], deck=deck)
-    state = service.load_state(game_row(app, game_id))
+    state = store.load_state(game_row(app, game_id))
     assert engine.player_view(state, 0)["hand"] == sorted(["M8", "AD", "BC", "GC", "RC", "KC"])
     assert game_row(app, game_id).seed is None
 
@@ -153,7 +154,7 @@ def test_create_game_with_a_deck_deals_it_in_order(app):
     ([ANN, BOB], {"name": "x" * 81}, "A game name may have at most 80"),
 ])
 def test_create_game_refuses_a_bad_setup_and_creates_nothing(app, players, kwargs, reason):
-    with pytest.raises(service.GameError, match=reason) as info:
+    with pytest.raises(errors.GameError, match=reason) as info:
         start_game(app, players, **kwargs)
     assert "\n" not in info.value.message and info.value.status == 400
     assert _counts(app) == (0, 0, 0)
@@ -179,7 +180,7 @@ def test_a_move_from_an_older_version_is_stale_and_changes_nothing(app):
     game_id = start_game(app, [ANN, BOB], seed=7)
     _apply(app, game_id, 0, {"action": "draw"}, expected_version=0)
     before = (game_row(app, game_id).state_json, len(outbox(app)))
-    with pytest.raises(service.StaleMove, match="older email") as info:
+    with pytest.raises(errors.StaleMove, match="older email") as info:
         _apply(app, game_id, 1, {"action": "draw"}, expected_version=0)
     assert info.value.status == 409
     assert (game_row(app, game_id).state_json, len(outbox(app))) == before
@@ -188,7 +189,7 @@ def test_a_move_from_an_older_version_is_stale_and_changes_nothing(app):
 def test_the_same_move_twice_is_applied_once_and_then_called_already_played(app):
     game_id = start_game(app, [ANN, BOB], seed=7)
     _apply(app, game_id, 0, {"action": "draw"}, expected_version=0)
-    with pytest.raises(service.StaleMove, match="already played"):
+    with pytest.raises(errors.StaleMove, match="already played"):
         _apply(app, game_id, 0, {"action": "draw"}, expected_version=0)
     assert move_count(app, game_id) == 1
 
@@ -201,7 +202,7 @@ def test_the_same_move_twice_is_applied_once_and_then_called_already_played(app)
 ])
 def test_an_illegal_move_gets_the_engines_reason_and_changes_nothing(app, position, move, reason):
     game_id = start_game(app, [ANN, BOB], seed=7)
-    with pytest.raises(service.IllegalMoveError, match=reason) as info:
+    with pytest.raises(errors.IllegalMoveError, match=reason) as info:
         _apply(app, game_id, position, move, expected_version=0)
     assert info.value.status == 422
     assert game_row(app, game_id).version == 0 and move_count(app, game_id) == 0
@@ -213,13 +214,13 @@ def test_no_move_is_applied_to_a_game_that_is_not_running(app, status, code):
     game_id = start_game(app, [ANN, BOB], seed=7)
     with session_scope(db_of(app)) as s:
         s.get(Game, game_id).status = status
-    with pytest.raises(service.GameNotRunning) as info:
+    with pytest.raises(errors.GameNotRunning) as info:
         _apply(app, game_id, 0, {"action": "draw"}, expected_version=0)
     assert info.value.status == code and move_count(app, game_id) == 0
 
 
 def test_an_unknown_game_is_not_found(app):
-    with pytest.raises(service.NotFound):
+    with pytest.raises(errors.NotFound):
         _apply(app, 999, 0, {"action": "draw"})
 
 
@@ -229,9 +230,9 @@ def test_a_bot_moves_when_its_delay_is_over_and_only_once(app):
     game_id = start_game(app, [ANN, "bot:greedy"], seed=7, now=NOW)
     _apply(app, game_id, 0, {"action": "draw"}, expected_version=0, now=NOW)
     assert game_row(app, game_id).bot_due_at == NOW + timedelta(seconds=30)
-    assert service.play_due_bots(db_of(app), cfg_of(app), NOW + timedelta(seconds=29)) == 0
-    assert service.play_due_bots(db_of(app), cfg_of(app), NOW + timedelta(seconds=30)) == 1
-    assert service.play_due_bots(db_of(app), cfg_of(app), NOW + timedelta(seconds=31)) == 0
+    assert bots.play_due_bots(db_of(app), cfg_of(app), NOW + timedelta(seconds=29)) == 0
+    assert bots.play_due_bots(db_of(app), cfg_of(app), NOW + timedelta(seconds=30)) == 1
+    assert bots.play_due_bots(db_of(app), cfg_of(app), NOW + timedelta(seconds=31)) == 0
     game = game_row(app, game_id)
     assert game.version == 2 and game.to_move == 0 and game.bot_due_at is None
     with session_scope(db_of(app)) as s:
@@ -246,20 +247,20 @@ def test_a_seat_handed_to_a_bot_is_played_by_the_worker_and_gets_no_turn_email(a
         bob = s.exec(select(Seat).where(Seat.position == 1)).one()
         bob.handed_to_bot, bob.bot = True, "random"
     _apply(app, game_id, 0, {"action": "draw"}, expected_version=0, now=NOW)
-    assert service.play_due_bots(db_of(app), cfg_of(app), NOW) == 1
+    assert bots.play_due_bots(db_of(app), cfg_of(app), NOW) == 1
     assert [m.to_addr for m in outbox(app, kind="turn")] == ["ann@example.com"] * 2
 
 
 def test_a_game_of_bots_is_played_to_the_end_and_its_log_replays_to_the_stored_state(app):
     game_id = start_game(app, ["bot:greedy", "bot:random", "bot:greedy"], seed=4, now=NOW)
-    played = service.play_due_bots(db_of(app), cfg_of(app), NOW)
+    played = bots.play_due_bots(db_of(app), cfg_of(app), NOW)
     game = game_row(app, game_id)
     assert game.status == GameStatus.FINISHED and played == game.version == move_count(app, game_id)
     assert outbox(app) == []  # nobody to write to
     with session_scope(db_of(app)) as s:
-        record = service.export_record(s, game_id)
+        record = records.export_record(s, game_id)
     assert record["players"] == ["Greedy bot", "Random bot", "Greedy bot 2"]
-    assert engine.state_to_json(service.replay_record(record)) == json.loads(game.state_json)
+    assert engine.state_to_json(records.replay_record(record)) == json.loads(game.state_json)
 
 
 def test_the_record_of_a_game_still_being_played_is_refused_and_of_a_game_over_exported(app):
@@ -269,12 +270,12 @@ def test_the_record_of_a_game_still_being_played_is_refused_and_of_a_game_over_e
         lifecycle.abort_game(s, cfg_of(app), aborted, now=NOW, actor="admin")
     with session_scope(db_of(app)) as s:
         for game_id in (running, paused):
-            with pytest.raises(service.GameNotOver, match="still being played") as info:
-                service.export_record(s, game_id)
+            with pytest.raises(errors.GameNotOver, match="still being played") as info:
+                records.export_record(s, game_id)
             assert info.value.status == 409 and "\n" not in info.value.message
         # The server's own consistency checks may read it (nobody is shown that record).
-        assert service.export_record(s, running, live=True)["deck"] == json.loads(s.get(Game, running).deck_json)
-        record = service.export_record(s, aborted)
+        assert records.export_record(s, running, live=True)["deck"] == json.loads(s.get(Game, running).deck_json)
+        record = records.export_record(s, aborted)
         assert record["deck"] == json.loads(s.get(Game, aborted).deck_json)
         assert len(record["moves"]) == s.get(Game, aborted).version  # forced first turns, if any
 
@@ -287,17 +288,17 @@ def test_the_bot_rng_is_keyed_with_the_secret_not_the_public_game_id_and_version
     def draws(rng: random.Random) -> list[float]:
         return [rng.random() for _ in range(8)]
 
-    keyed = draws(service.bot_rng(cfg, game, bot))
-    assert keyed == draws(service.bot_rng(cfg, game, bot))  # planned and applied moves agree
+    keyed = draws(bots.bot_rng(cfg, game, bot))
+    assert keyed == draws(bots.bot_rng(cfg, game, bot))  # planned and applied moves agree
     # What a player could compute from the game id, the version and the seat:
     assert keyed != draws(random.Random(f"{game.id}:{game.version}:{bot.position}"))
-    assert keyed != draws(service.bot_rng(dataclasses.replace(cfg, SECRET_KEY="another secret"), game, bot))
+    assert keyed != draws(bots.bot_rng(dataclasses.replace(cfg, SECRET_KEY="another secret"), game, bot))
     game.version += 1
-    assert keyed != draws(service.bot_rng(cfg, game, bot))
+    assert keyed != draws(bots.bot_rng(cfg, game, bot))
     game.version -= 1
-    state = service.load_state(game)
-    expected = engine.bots.get_bot("random").choose(engine.player_view(state, 1), service.bot_rng(cfg, game, bot))
-    assert service.bot_move(game, bot, state, cfg=cfg) == expected
+    state = store.load_state(game)
+    expected = engine.bots.get_bot("random").choose(engine.player_view(state, 1), bots.bot_rng(cfg, game, bot))
+    assert bots.bot_move(game, bot, state, cfg=cfg) == expected
 
 
 def test_two_workers_playing_the_same_due_bot_apply_one_move(app):
@@ -305,11 +306,11 @@ def test_two_workers_playing_the_same_due_bot_apply_one_move(app):
     _apply(app, game_id, 0, {"action": "draw"}, expected_version=0, now=NOW)
     with session_scope(db_of(app)) as s:
         stale_game = s.get(Game, game_id)
-    assert service.play_due_bots(db_of(app), cfg_of(app), NOW) == 1
+    assert bots.play_due_bots(db_of(app), cfg_of(app), NOW) == 1
     # A second worker that read the game before the first one moved finds the version gone.
     bot = seats(app, game_id)[1]
-    move = service.bot_move(stale_game, bot, service.load_state(stale_game), cfg=cfg_of(app))
-    with pytest.raises(service.GameError):
+    move = bots.bot_move(stale_game, bot, store.load_state(stale_game), cfg=cfg_of(app))
+    with pytest.raises(errors.GameError):
         _apply(app, game_id, 1, move, expected_version=stale_game.version, source="bot")
     assert move_count(app, game_id) == 2
 
@@ -318,7 +319,7 @@ def test_play_due_bots_also_works_inside_the_callers_transaction(app):
     game_id = start_game(app, [ANN, "bot:greedy"], seed=7, now=NOW)
     _apply(app, game_id, 0, {"action": "draw"}, expected_version=0, now=NOW)
     with session_scope(db_of(app)) as s:
-        assert service.play_due_bots(s, cfg_of(app), NOW) == 1
+        assert bots.play_due_bots(s, cfg_of(app), NOW) == 1
     assert game_row(app, game_id).version == 2 and move_count(app, game_id) == 2
 
 
@@ -338,7 +339,7 @@ def test_random_games_to_the_end_render_every_email_and_page_and_replay(app, pla
             game = s.get(Game, game_id)
             if game.status != GameStatus.RUNNING:
                 break
-            move = rng.choice(engine.legal_moves(service.load_state(game)))
+            move = rng.choice(engine.legal_moves(store.load_state(game)))
             service.apply_game_move(s, cfg_of(app), game_id, game.to_move, move,
                                     expected_version=game.version)
         if step % 25 == 0:
@@ -352,9 +353,9 @@ def test_random_games_to_the_end_render_every_email_and_page_and_replay(app, pla
     # Every turn (the first, then one after each move but the last) has its turn email, but
     # the forced ones, played for their seat at once.
     with session_scope(db_of(app)) as s:
-        forced = sum(m.source == "forced" for m in service.moves_of(s, game_id))
+        forced = sum(m.source == "forced" for m in records.moves_of(s, game_id))
     assert kinds.count("turn") + forced == game.version
-    state = service.load_state(game)
+    state = store.load_state(game)
     names = [s.name for s in seats(app, game_id)]
     for row in outbox(app, kind="game_over"):
         assert row.text_body == notify.DEFERRED_GAME_OVER_TEXT  # written when the worker sends it
@@ -371,9 +372,9 @@ def test_random_games_to_the_end_render_every_email_and_page_and_replay(app, pla
         winners = engine.winners(state)
         assert ("Winner: " if len(winners) == 1 else "Shared win: ") in text
     with session_scope(db_of(app)) as s:
-        record = service.export_record(s, game_id)
+        record = records.export_record(s, game_id)
     assert record["teams"] is teams and len(record["moves"]) == game.version
-    assert engine.state_to_json(service.replay_record(record)) == json.loads(game.state_json)
+    assert engine.state_to_json(records.replay_record(record)) == json.loads(game.state_json)
 
 
 def test_a_bot_failing_in_one_game_does_not_stop_the_bots_of_other_games(app, monkeypatch):
@@ -381,17 +382,17 @@ def test_a_bot_failing_in_one_game_does_not_stop_the_bots_of_other_games(app, mo
     healthy = start_game(app, [ANN, "bot:random"], seed=2, now=NOW)
     for game_id in (broken, healthy):
         _apply(app, game_id, 0, {"action": "draw"}, expected_version=0, now=NOW)
-    real = service.bot_move
+    real = bots.bot_move
 
     def bot_move(game, seat, state, *, cfg):
         if game.id == broken:
             raise RuntimeError("bug")
         return real(game, seat, state, cfg=cfg)
 
-    monkeypatch.setattr(service, "bot_move", bot_move)
-    assert service.play_due_bots(db_of(app), cfg_of(app), NOW) == 1
+    monkeypatch.setattr(bots, "bot_move", bot_move)
+    assert bots.play_due_bots(db_of(app), cfg_of(app), NOW) == 1
     assert game_row(app, healthy).version == 2 and game_row(app, broken).version == 1
-    assert game_row(app, broken).bot_due_at == NOW + service.BOT_RETRY_DELAY
+    assert game_row(app, broken).bot_due_at == NOW + bots.BOT_RETRY_DELAY
 
 
 @pytest.mark.parametrize("address, reason", [

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from pbem import i18n
 from pbem.db import session_scope
-from pbem.games import service
+from pbem.games import bots, service
+from pbem import store
 from pbem.letters import board as words
 from pbem.letters.board import final_result
 from pbem.mail.render import email_names
@@ -122,7 +123,7 @@ def _vi_card(code: str) -> str:
 def test_the_vietnamese_turn_email_reads_in_the_clients_words(app, smtp_server):
     game_id = start_game(app, ["Thảo <thao@example.com> [vi]", "Minh <minh@example.com> [vi]"], seed=3)
     deliver(app)
-    state = service.load_state(_game(app, game_id))
+    state = store.load_state(_game(app, game_id))
     mover = state.to_move
     assert mover is not None
     view = engine.player_view(state, mover)
@@ -152,7 +153,7 @@ def test_the_french_game_over_breakdown_reads_as_a_french_rulebook(app, smtp_ser
     _play_to_the_end(app, game_id)
     while any(r.status == OutboxStatus.PENDING for r in outbox(app, game_id)):
         deliver(app)  # the game's turn emails (cancelled: the game is over), then the game-over ones
-    state = service.load_state(_game(app, game_id))
+    state = store.load_state(_game(app, game_id))
     assert state.finished
     for seat in seats(app, game_id):
         sent = smtp_server.to(seat.email)[-1]  # as it went out: written at delivery
@@ -180,9 +181,9 @@ def _play_to_the_end(app, game_id: int) -> None:
         game = _game(app, game_id)
         if game.status != GameStatus.RUNNING or game.to_move is None:
             return
-        state = service.load_state(game)
+        state = store.load_state(game)
         mover = seats(app, game_id)[game.to_move]
-        move = service.bot_move(game, mover, state, cfg=cfg_of(app))
+        move = bots.bot_move(game, mover, state, cfg=cfg_of(app))
         with session_scope(db_of(app)) as session:
             service.apply_game_move(session, cfg_of(app), game_id, mover.position, move,
                                     expected_version=game.version)

@@ -14,7 +14,7 @@ from game_helpers import (cfg_of, deliver, game_row, hand_sections, html_part, m
                           text_part)
 
 from pbem import i18n, links
-from pbem.games import service
+from pbem import store
 from pbem.letters.board import present_moves
 from pbem.models import GameStatus
 
@@ -45,7 +45,7 @@ def _offered(app, token_urls: list[str]) -> list[dict]:
 
 def _moves_in_english(app, game_id: int, position: int) -> list[dict]:
     with i18n.using("en"):
-        view = engine.player_view(service.load_state(game_row(app, game_id)), position)
+        view = engine.player_view(store.load_state(game_row(app, game_id)), position)
         return [m["move"] for m in present_moves(view)]
 
 

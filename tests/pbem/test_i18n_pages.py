@@ -22,7 +22,7 @@ from sqlmodel import select
 
 from pbem import i18n, links
 from pbem.db import session_scope
-from pbem.games import service
+from pbem import store
 from pbem.games.move_refusals import SENTENCES, move_refusal
 from pbem.inbound import commands
 from pbem.inbound.handler import Handled, handle_message
@@ -160,7 +160,7 @@ def _illegal_move_paths(app, seat: Seat) -> dict[str, str]:
     with session_scope(db_of(app)) as session:
         game = session.get(Game, seat.game_id)
         fresh = session.exec(select(Seat).where(Seat.game_id == seat.game_id, Seat.position == seat.position)).one()
-        state = service.load_state(game)
+        state = store.load_state(game)
         paths: dict[str, str] = {}
         for move in candidate_moves(state):
             exc = refusal(state, fresh.position, move)

@@ -15,8 +15,10 @@ from test_admin_support import audit_actions
 
 from pbem import i18n, links
 from pbem.db import session_scope
-from pbem.games import service
-from pbem.games.service import GameError, SeatSpec, parse_player
+from pbem.games import address_prefs, service, setup
+from pbem import store
+from pbem.games.errors import GameError
+from pbem.games.setup import SeatSpec, parse_player
 from pbem.letters import notify
 from pbem.models import AddressPreference, Game
 
@@ -78,8 +80,8 @@ def test_the_next_game_of_an_address_starts_in_its_language(app):
     assert _remembered(app, "elodie@example.com") is None  # a spec says it for that game only
     first = start_game(app, [ELODIE + " [fr]", THAO + " [vi]"], seed=2)
     with session_scope(db_of(app)) as session:
-        service.set_seat_language(session, service.seats_of(session, first)[1], "vi")
-        service.set_seat_language(session, service.seats_of(session, first)[0], "fr")
+        address_prefs.set_seat_language(session, service.seats_of(session, first)[1], "vi")
+        address_prefs.set_seat_language(session, service.seats_of(session, first)[0], "fr")
     later = start_game(app, ["Élodie <ELODIE@example.com>", THAO, BOB], seed=3)
     assert [s.language for s in seats(app, later)] == ["fr", "vi", "en"]
 
@@ -87,13 +89,13 @@ def test_the_next_game_of_an_address_starts_in_its_language(app):
 def test_a_language_given_at_creation_wins_over_the_remembered_one(app):
     game_id = start_game(app, [ELODIE, BOB], seed=1)
     with session_scope(db_of(app)) as session:
-        service.set_seat_language(session, service.seats_of(session, game_id)[0], "fr")
+        address_prefs.set_seat_language(session, service.seats_of(session, game_id)[0], "fr")
     assert [s.language for s in seats(app, start_game(app, [ELODIE + " [vi]", BOB], seed=2))] == ["vi", "en"]
 
 
 def test_a_seat_spec_in_a_language_we_do_not_speak_is_a_setup_problem():
-    problems = service.setup_problems([SeatSpec("Ann", "ann@example.com", language="de"),
-                                       SeatSpec("Bob", "bob@example.com")])
+    problems = setup.setup_problems([SeatSpec("Ann", "ann@example.com", language="de"),
+                                     SeatSpec("Bob", "bob@example.com")])
     assert [(p.seat, p.field) for p in problems] == [(0, "language")]
     assert "de" in problems[0].message
 
@@ -132,7 +134,7 @@ def test_the_next_email_of_a_seat_comes_in_the_language_it_chose(app, client):
         game = session.get(Game, game_id)
         assert game is not None
         notify.queue_welcome(session, cfg_of(app), game, service.seats_of(session, game_id)[1],
-                             service.load_state(game))
+                             store.load_state(game))
     welcomes = [m.html_body for m in outbox(app, game_id) if m.kind == "welcome"]
     assert ['<html lang="en">' in h for h in welcomes] == [True, True, False]
     assert '<html lang="fr">' in welcomes[-1]

@@ -13,7 +13,7 @@ from smtp_fakes import free_port
 from sqlmodel import col, select
 
 from pbem.db import session_scope
-from pbem.games import service
+from pbem import store
 from pbem.inbound import smtp as inbound_smtp
 from pbem.models import Game, OutboxMessage
 
@@ -90,7 +90,7 @@ def game_state(app, game_id: int) -> tuple[Game, engine.GameState]:
     with session_scope(db_of(app)) as session:
         game = session.get(Game, game_id)
         assert game is not None
-        return game, service.load_state(game)
+        return game, store.load_state(game)
 
 
 

@@ -220,7 +220,8 @@ def test_no_expired_invitation_means_no_email(app):
 
 
 def test_the_game_over_email_offers_a_rematch_from_the_seat_page(app):
-    from pbem.games import service
+    from pbem.games import bots, service
+    from pbem import store
     from pbem.models import Game, Seat
 
     engine, cfg = app.extensions["korsar_db"], app.config["KORSAR"]
@@ -233,9 +234,9 @@ def test_the_game_over_email_offers_a_rematch_from_the_seat_page(app):
             if game.to_move is None:
                 break
             seat = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.position == game.to_move)).one()
-            state = service.load_state(game)
+            state = store.load_state(game)
             service.apply_game_move(session, cfg, game_id, seat.position,
-                                    service.bot_move(game, seat, state, cfg=cfg), now=NOW)
+                                    bots.bot_move(game, seat, state, cfg=cfg), now=NOW)
     with session_scope(engine) as session:
         game = session.get(Game, game_id)
         ann = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.position == 0)).one()

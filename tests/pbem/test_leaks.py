@@ -14,7 +14,7 @@ from game_helpers import (cfg_of, deck_with_hands, deliver, game_page_path, game
                           html_part, move_links, seats, start_game, text_part)
 
 from pbem import links
-from pbem.games import service
+from pbem import store
 
 # Every card here exists exactly once in the deck: seeing one proves a leak of its holder's hand.
 SENTINELS = ["AD", "BC", "GC", "RC", "KC", "M8"]
@@ -62,7 +62,7 @@ def test_an_individual_game_never_shows_ann_anything_of_bobs_hand(app, smtp_serv
     path = move_links(text_part(smtp_server.to("ann@example.com")[-1]))[0][1]
     assert client.post(path).status_code == 303
     deliver(app)
-    state = service.load_state(game_row(app, game_id))
+    state = store.load_state(game_row(app, game_id))
     ann_hand = engine.player_view(state, 0)["hand"]
     contents = _player_contents(app, smtp_server, "ann@example.com")
     assert len(contents) >= 8
@@ -86,7 +86,7 @@ def test_in_team_play_partners_see_each_other_and_never_the_other_team(app, smtp
                                "Cid <cid@example.com>", "Dan <dan@example.com>"],
                          teams=True, deck=deck)
     deliver(app)
-    state = service.load_state(game_row(app, game_id))
+    state = store.load_state(game_row(app, game_id))
     hands = {str(s): engine.player_view(state, s)["hand"] for s in range(4)}
     for addr, me, partner in [("ann@example.com", "0", "1"), ("bob@example.com", "1", "0"),
                               ("dan@example.com", "3", "2")]:

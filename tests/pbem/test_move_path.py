@@ -6,14 +6,16 @@ from sqlalchemy import event
 
 from clockkit import T0, game_row, start_game
 from pbem.db import session_scope
-from pbem.games.service import apply_game_move, bot_move, load_state, lock_game, seats_of
+from pbem.games.service import apply_game_move, lock_game_with_seats, seats_of
+from pbem.games.bots import bot_move
+from pbem.store import load_state
 
 
 def test_a_move_updates_the_game_row_once_with_the_next_turns_clock(engine, cfg):
     game_id = start_game(engine, cfg)
     statements: list[str] = []
     with session_scope(engine) as session:
-        game = lock_game(session, game_id)
+        game = lock_game_with_seats(session, game_id)[0]
         seats = seats_of(session, game_id)
         seat = seats[game.to_move]
         move = bot_move(game, seat, load_state(game), cfg=cfg)

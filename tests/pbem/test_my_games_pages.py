@@ -12,7 +12,7 @@ from test_seat_actions import play_to_the_end
 
 from pbem import links
 from pbem.db import session_scope
-from pbem.games import invitations
+from pbem.games import proposals
 from pbem.models import AddressPreference, RateEvent
 
 ANN, BOB = "Ann <ann@example.com>", "Bob <bob@example.com>"
@@ -103,11 +103,11 @@ def test_the_page_says_whose_turn_it_is_with_the_deadline_in_the_address_zone(ap
 def test_a_game_waiting_for_invitations_shows_each_answer(app, client):
     cfg = cfg_of(app)
     with session_scope(db_of(app)) as s:
-        proposal = invitations.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
-                                            players="Bob <bob@example.com>\nbot:greedy", name="Soon")
+        proposal = proposals.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
+                                          players="Bob <bob@example.com>\nbot:greedy", name="Soon")
         token = links.sign_record(cfg, links.CONFIRM_SALT, proposal.id, proposal.nonce)
     with session_scope(db_of(app)) as s:
-        invitations.confirm_proposal(s, cfg, token)
+        proposals.confirm_proposal(s, cfg, token)
     ann = client.get(me_path(app, "ann@example.com")).text
     waiting = ann.split("data-waiting")[1].split("data-finished")[0]
     assert "Soon" in waiting and "you set it up" in waiting and "Bob: invited, no answer yet" in waiting

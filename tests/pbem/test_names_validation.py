@@ -13,7 +13,7 @@ from sqlmodel import select
 
 from pbem import links
 from pbem.db import session_scope
-from pbem.games import service, talk
+from pbem.games import errors, names, service, setup, talk
 from pbem.models import Game, OutboxMessage, TalkMessage, utcnow
 
 ANN, BOB = "Ann <ann@example.com>", "Bob <bob@example.com>"
@@ -34,8 +34,8 @@ def test_names_with_joiners_and_non_joiners_are_accepted_as_written(app, name):
 @pytest.mark.parametrize("name", ["Eve\nX", "Eve\r\nBcc: x@example.com", "Eve\tX", "Eve\x00", "Eve\x85X",
                                   "Eve\u2028X", "Eve\u2029X", "Eve\u202eX", "Eve\u2066X"])
 def test_control_characters_and_line_breaks_are_refused_in_a_player_name(name):
-    with pytest.raises(service.GameError, match="may not contain line breaks or control characters"):
-        service.check_name(name)
+    with pytest.raises(errors.GameError, match="may not contain line breaks or control characters"):
+        names.check_name(name)
 
 
 BIDI_CONTROLS = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069",
@@ -44,8 +44,8 @@ BIDI_CONTROLS = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u
 
 @pytest.mark.parametrize("control", BIDI_CONTROLS, ids=lambda c: f"U+{ord(c):04X}")
 def test_every_bidirectional_control_is_refused_in_a_name(control):
-    with pytest.raises(service.GameError, match="may not contain line breaks or control characters"):
-        service.check_name(f"Eve{control}X")
+    with pytest.raises(errors.GameError, match="may not contain line breaks or control characters"):
+        names.check_name(f"Eve{control}X")
 
 
 @pytest.mark.parametrize("name", ["An\u200bn", "Ann\u2060", "\ufeffAnn",  # invisible spaces
@@ -53,8 +53,8 @@ def test_every_bidirectional_control_is_refused_in_a_name(control):
                          ids=["zwsp", "word-joiner", "bom", "zwj-at-end", "zwnj-at-start", "zwj-alone",
                               "two-joiners"])
 def test_invisible_characters_are_refused_in_names(name):
-    for check in (service.check_name, service.check_game_name):
-        with pytest.raises(service.GameError, match="may not contain invisible characters"):
+    for check in (names.check_name, names.check_game_name):
+        with pytest.raises(errors.GameError, match="may not contain invisible characters"):
             check(name)
 
 
@@ -98,35 +98,35 @@ def test_the_talk_form_refuses_a_bidirectional_control_with_its_sentence(app, cl
 
 
 def test_a_long_game_name_is_refused_with_the_game_names_own_sentence():
-    problems = service.setup_problems([service.parse_player(ANN), service.parse_player(BOB)],
-                                      name="G" * (service.MAX_GAME_NAME_LENGTH + 1))
+    problems = setup.setup_problems([setup.parse_player(ANN), setup.parse_player(BOB)],
+                                    name="G" * (names.MAX_GAME_NAME_LENGTH + 1))
     assert [(p.field, p.seat) for p in problems] == [("name", None)]
-    assert problems[0].message == f"A game name may have at most {service.MAX_GAME_NAME_LENGTH} characters."
+    assert problems[0].message == f"A game name may have at most {names.MAX_GAME_NAME_LENGTH} characters."
     assert "player" not in problems[0].message
 
 
 def test_a_game_name_of_41_characters_is_fine():
-    problems = service.setup_problems([service.parse_player(ANN), service.parse_player(BOB)], name="G" * 41)
+    problems = setup.setup_problems([setup.parse_player(ANN), setup.parse_player(BOB)], name="G" * 41)
     assert problems == []
 
 
 def test_a_bad_player_name_names_its_seat():
-    specs = [service.SeatSpec("Ann", "ann@example.com"), service.SeatSpec("B" * 41, "bob@example.com")]
-    (problem,) = service.setup_problems(specs)
+    specs = [setup.SeatSpec("Ann", "ann@example.com"), setup.SeatSpec("B" * 41, "bob@example.com")]
+    (problem,) = setup.setup_problems(specs)
     assert (problem.field, problem.seat) == ("name", 1)
     assert problem.message == "Seat 2: A player name may have at most 40 characters."
 
 
 def test_a_bad_address_names_its_seat_and_its_player():
-    specs = [service.SeatSpec("Ann", "ann@example.com"), service.SeatSpec("Bob", "bob")]
-    (problem,) = service.setup_problems(specs)
+    specs = [setup.SeatSpec("Ann", "ann@example.com"), setup.SeatSpec("Bob", "bob")]
+    (problem,) = setup.setup_problems(specs)
     assert (problem.field, problem.seat) == ("email", 1)
     assert problem.message.startswith("Seat 2 (Bob): ")
 
 
 def test_a_command_line_player_that_cannot_be_read_names_its_seat():
-    with pytest.raises(service.SetupError, match=r"^Seat 2: .*not a player like"):
-        service.check_setup([ANN, "Bob without an address"])
+    with pytest.raises(setup.SetupError, match=r"^Seat 2: .*not a player like"):
+        setup.check_setup([ANN, "Bob without an address"])
 
 
 def _maxlength(html: str, name: str) -> int:
@@ -139,8 +139,8 @@ def _maxlength(html: str, name: str) -> int:
 
 def test_the_new_game_forms_maxlengths_are_the_servers_limits(admin_client):
     html = admin_client.get("/admin/games/new").get_data(as_text=True)
-    assert _maxlength(html, "name") == service.MAX_GAME_NAME_LENGTH
-    assert _maxlength(html, "players-0-name") == service.MAX_NAME_LENGTH
+    assert _maxlength(html, "name") == names.MAX_GAME_NAME_LENGTH
+    assert _maxlength(html, "players-0-name") == names.MAX_NAME_LENGTH
 
 
 def test_the_form_marks_the_field_of_the_seat_whose_name_is_refused(admin_client):

@@ -16,9 +16,10 @@ from sqlmodel import select
 
 from pbem import links
 from pbem.db import session_scope
-from pbem.games import lifecycle, service
+from pbem.games import errors, lifecycle, service
+from pbem import store
 from pbem.games.clocks import vacation
-from pbem.games.clocks.notices import record_attacks
+from pbem.games.notices import record_attacks
 from pbem.letters import notify
 from pbem.mail.mime import build_message
 from pbem.mail.render import email_names, render_email, render_subject
@@ -76,12 +77,12 @@ def test_an_attack_notice_is_dropped_for_a_turn_email_queued_within_the_minute(e
     game_id = start_game(engine, cfg, players=[ANN, BOB, CID])
     event = {"kind": "pirate", "seat": 1, "card": "B3", "ship": 1, "owner": 2, "value": 5, "attack": True}
     with session_scope(engine) as s:
-        game = service.lock_game(s, game_id)
+        game = service.lock_game_with_seats(s, game_id)[0]
         record_attacks(s, cfg, game, service.seats_of(s, game_id), [event], T0)
     with session_scope(engine) as s:  # a turn email to Cid soon after (a bot's move in between)
-        game = service.lock_game(s, game_id)
+        game = service.lock_game_with_seats(s, game_id)[0]
         cid = service.seats_of(s, game_id)[2]
-        notify.queue_turn_email(s, cfg, game, cid, service.load_state(game), now=T0 + after)
+        notify.queue_turn_email(s, cfg, game, cid, store.load_state(game), now=T0 + after)
     sweep(engine, cfg, T0 + timedelta(minutes=5))
     assert bool(mails(engine, "attacked", "cid@example.com")) is emailed
     with session_scope(engine) as s:
@@ -112,7 +113,7 @@ def test_the_prefs_page_reads_14_vacation_days_not_14_point_0(engine, cfg, clien
 
 def test_a_refused_vacation_counts_its_days_in_words(engine, cfg):
     game_id = start_game(engine, cfg)
-    with session_scope(engine) as s, pytest.raises(service.GameError) as info:
+    with session_scope(engine) as s, pytest.raises(errors.GameError) as info:
         vacation.take_vacation(s, cfg, game_id, 0, (T0 + timedelta(days=1)).date(),
                                (T0 + timedelta(days=20)).date(), now=T0)
     assert info.value.message == "That is 20 days, but you have only 14 vacation days left in this game."

@@ -14,6 +14,7 @@ from game_helpers import cfg_of, db_of, game_row, hand_sections, move_count, out
 from pbem import links
 from pbem.db import session_scope
 from pbem.games import service
+from pbem import store
 from pbem.models import Game, GameStatus, Seat
 
 ANN, BOB = "Ann <ann@example.com>", "Bob <bob@example.com>"
@@ -55,7 +56,7 @@ def test_the_confirmation_page_shows_the_move_and_has_exactly_one_post_form(app,
     assert len(forms) == 1 and page.text.count("<form") == 1
     assert json.loads(forms[0]["data-move"]) == DRAW
     assert "Draw a card?" in page.text
-    hand = engine.player_view(service.load_state(game_row(app, game_id)), 0)["hand"]
+    hand = engine.player_view(store.load_state(game_row(app, game_id)), 0)["hand"]
     assert sorted(hand_sections(page.text).hands[("own", "0")]) == sorted(hand)
 
 
@@ -91,7 +92,7 @@ def test_a_second_post_of_the_same_link_is_refused_as_already_played(app, client
 
 
 def test_a_link_from_an_older_email_is_stale(app, client, game_id):
-    old_merchant = next(m for m in engine.legal_moves(service.load_state(game_row(app, game_id)))
+    old_merchant = next(m for m in engine.legal_moves(store.load_state(game_row(app, game_id)))
                         if m["action"] == "play")
     old = _move_path(app, game_id, 0, old_merchant)
     client.post(_move_path(app, game_id, 0, DRAW))
@@ -205,7 +206,7 @@ def test_a_link_to_a_game_that_does_not_exist_is_404(app, client):
 def test_the_game_page_shows_the_private_view_moves_log_and_status(app, client, game_id):
     page = client.get(_page_path(app, game_id, 0))
     assert page.status_code == 200
-    state = service.load_state(game_row(app, game_id))
+    state = store.load_state(game_row(app, game_id))
     view = engine.player_view(state, 0)
     sections = hand_sections(page.text)
     assert list(sections.hands) == [("own", "0")]
@@ -261,7 +262,7 @@ def test_two_concurrent_posts_of_one_link_apply_the_move_once(app, game_id):
 
 
 def test_two_concurrent_posts_of_different_moves_for_one_turn_apply_exactly_one(app, game_id):
-    moves = engine.legal_moves(service.load_state(game_row(app, game_id)))
+    moves = engine.legal_moves(store.load_state(game_row(app, game_id)))
     assert len(moves) >= 2
     codes = _post_at_once(app, [_move_path(app, game_id, 0, m) for m in moves[:2]])
     assert sorted(codes) == [303, 409]

@@ -16,6 +16,7 @@ from engine.testing import build_deck, play
 from pbem import links
 from pbem.db import session_scope
 from pbem.games import service
+from pbem import store
 from pbem.letters import notify
 from pbem.letters.board import board, event_sentences, final_result
 from pbem.mail.render import render_email
@@ -42,7 +43,7 @@ def _context(app, game_id: int, position: int) -> dict:
     with session_scope(db_of(app)) as s:
         game = s.get(Game, game_id)
         return notify.seat_context(s, cfg_of(app), game, _seat(s, game_id, position),
-                                   service.load_state(game), since=0)
+                                   store.load_state(game), since=0)
 
 
 def _page(app, client, game_id: int, position: int) -> str:
@@ -77,7 +78,7 @@ def test_every_reader_sees_the_same_score_for_every_side(app, client, team_game)
 
 def test_beside_your_own_row_is_what_your_hand_would_cost_at_the_end(app, team_game):
     context = _context(app, team_game, 0)
-    state = service.load_state(game_row(app, team_game))
+    state = store.load_state(game_row(app, team_game))
     hands = engine.admin_view(state)["hands"]
     text = render_email("turn", "alice@example.com", context).text_body
     for seat in (0, 1):  # Alice and her partner Bob
@@ -153,11 +154,11 @@ def test_the_game_over_email_and_page_show_the_breakdown(app, client):
             game = s.get(Game, game_id)
             if game.to_move is None or game.status != "running":
                 break
-            legal = engine.legal_moves(service.load_state(game))
+            legal = engine.legal_moves(store.load_state(game))
             plays = [m for m in legal if m["action"] != "draw"]
             service.apply_game_move(s, cfg_of(app), game_id, game.to_move,
                                     rng.choice(plays if plays and rng.random() < 0.7 else legal))
-    state = service.load_state(game_row(app, game_id))
+    state = store.load_state(game_row(app, game_id))
     assert state.finished
     hands = engine.admin_view(state)["hands"]
     with session_scope(db_of(app)) as s:
@@ -257,7 +258,7 @@ def test_the_game_page_moves_open_their_confirmation_and_play_nothing(app, clien
 
 def test_every_move_has_its_number_in_legal_moves_order(app, client, team_game):
     context = _context(app, team_game, 0)
-    view = engine.player_view(service.load_state(game_row(app, team_game)), 0)
+    view = engine.player_view(store.load_state(game_row(app, team_game)), 0)
     assert [m["number"] for m in context["moves"]] == list(range(1, len(view["legal_moves"]) + 1))
     assert [m["move"] for m in context["moves"]] == view["legal_moves"]
     text = render_email("turn", "alice@example.com", context).text_body

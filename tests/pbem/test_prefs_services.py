@@ -1,6 +1,6 @@
 """Preference, vacation and unsubscribe pages call the game domain's services
 (`pbem.games.clocks.preferences`), which lock once, decide and say why not with the sentences of
-`pbem.games.clocks.refusals`; a game's setup has one check (`pbem.games.service.check_setup`) for
+`pbem.games.clocks.refusals`; a game's setup has one check (`pbem.games.setup.check_setup`) for
 the CLI, the admin form and `create_game` itself."""
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from clockkit import T0, mover, seat_row, start_game
 from game_helpers import outbox
 from pbem.games.clocks import refusals
 from pbem.games import service
+from pbem.games.setup import SeatSpec, SetupError, check_setup, setup_problems
 from pbem.links import sign_seat
 from pbem.models import SeatKind
 
@@ -121,15 +122,15 @@ def test_the_cli_refuses_one_address_twice_like_the_admin_form(app, runner):
 def test_create_game_itself_refuses_one_address_twice_whatever_its_case(app):
     from pbem.db import session_scope
 
-    with pytest.raises(service.SetupError, match="same email address"), \
+    with pytest.raises(SetupError, match="same email address"), \
             session_scope(app.extensions["korsar_db"]) as session:
         service.create_game(session, app.config["KORSAR"], [ANN, "Bob <A@x.ORG>"])
 
 
 def test_the_setup_check_gives_every_problem_with_the_field_it_is_about():
-    problems = service.setup_problems(
-        [service.SeatSpec("Ann", "a@x.org"), service.SeatSpec("", "b@x.org"),
-         service.SeatSpec("Cy", "A@x.org"), service.SeatSpec("Robo", kind=SeatKind.BOT, bot="genius")],
+    problems = setup_problems(
+        [SeatSpec("Ann", "a@x.org"), SeatSpec("", "b@x.org"),
+         SeatSpec("Cy", "A@x.org"), SeatSpec("Robo", kind=SeatKind.BOT, bot="genius")],
         deadline_hours=0, reminders="50,120", on_timeout="sulk")
     assert [(p.seat, p.field) for p in problems] == [
         (1, "name"), (None, None), (3, "bot"), (None, "on_timeout"),
@@ -138,6 +139,6 @@ def test_the_setup_check_gives_every_problem_with_the_field_it_is_about():
 
 
 def test_a_setup_the_check_accepts_is_normalised():
-    setup = service.check_setup(["Ann <a@x.org>", "bot:greedy", "bot:greedy"], reminders="85,50")
+    setup = check_setup(["Ann <a@x.org>", "bot:greedy", "bot:greedy"], reminders="85,50")
     assert [s.name for s in setup.specs] == ["Ann", "Greedy bot", "Greedy bot 2"]
     assert setup.reminders == [50.0, 85.0]

@@ -122,7 +122,7 @@ def test_a_reminder_shows_only_the_recipients_own_hand(engine, cfg, smtp_server)
 
     import engine as korsar
 
-    from pbem.games.service import load_state
+    from pbem.store import load_state
 
     game_id = start_game(engine, cfg, deadline_hours=10)
     seat = mover(engine, game_id)

@@ -10,7 +10,8 @@ from sqlmodel import Session, select
 
 from pbem import links
 from pbem.db import session_scope
-from pbem.games import service
+from pbem.games import bots, service
+from pbem import store
 from pbem.models import GameStatus, Invitation, Notice, Proposal, utcnow
 
 ANN, BOB, CAT = "Ann <ann@example.com>", "Bob <bob@example.com>", "Cat <cat@example.com>"
@@ -27,9 +28,9 @@ def play_to_the_end(app, game_id: int) -> None:
     while (game := game_row(app, game_id)).status == GameStatus.RUNNING:
         mover = seats(app, game_id)[game.to_move]
         if service.is_bot_seat(mover):
-            service.play_due_bots(db_of(app), cfg, now=utcnow() + timedelta(days=1), max_moves=1)
+            bots.play_due_bots(db_of(app), cfg, now=utcnow() + timedelta(days=1), max_moves=1)
             continue
-        move = service.bot_move(game, mover, service.load_state(game), cfg=cfg)
+        move = bots.bot_move(game, mover, store.load_state(game), cfg=cfg)
         with session_scope(db_of(app)) as s:
             service.apply_game_move(s, cfg, game_id, mover.position, move, expected_version=game.version)
 

@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 
 from pbem import links
 from pbem.db import session_scope
-from pbem.games import invitations
+from pbem.games import my_games, proposals, unasked_mail
 from pbem.games.limits import LimitReached
 from pbem.letters import invitations as letters
 from pbem.mail import suppression
@@ -42,7 +42,7 @@ def _links_signed_at_one_instant(monkeypatch: pytest.MonkeyPatch) -> None:
 def form(**changes: str) -> dict[str, str]:
     return {"your_name": "Ann", "your_email": ANN, "players": f"Bob <{BOB}>\nbot:greedy", "name": "Friday game",
             "deadline_hours": "72", "reminders": "50,85", "on_timeout": "autoplay",
-            "form_id": invitations.new_form_id(), **changes}
+            "form_id": proposals.new_form_id(), **changes}
 
 
 def rows(app: Any, model: Any) -> list[Any]:
@@ -175,7 +175,7 @@ def test_a_strangers_requests_mail_an_address_its_daily_budget_and_no_more(app, 
     deliver(app)
     assert len(received(smtp_server, ANN)) - before == cfg_of(app).LIMIT_UNASKED_PER_ADDRESS_DAY == 3
     cancelled = [m for m in outbox(app, to_addr=ANN) if m.status == OutboxStatus.CANCELLED]
-    assert len(cancelled) == 3 and {m.last_error for m in cancelled} == {invitations.OVER_BUDGET}
+    assert len(cancelled) == 3 and {m.last_error for m in cancelled} == {unasked_mail.OVER_BUDGET}
 
 
 @pytest.mark.parametrize("spellings", [
@@ -343,11 +343,11 @@ def test_one_rematch_of_a_game_at_a_time(app, client):
 
 def _confirmed(engine: Any, cfg: Any, creator: str, players: str) -> None:
     with session_scope(engine) as s:
-        proposal = invitations.propose_game(s, cfg, your_name=creator[:3].title(), your_email=creator,
-                                            players=players, form_id=invitations.new_form_id())
+        proposal = proposals.propose_game(s, cfg, your_name=creator[:3].title(), your_email=creator,
+                                          players=players, form_id=proposals.new_form_id())
         token = links.sign_record(cfg, links.CONFIRM_SALT, proposal.id, proposal.nonce)
     with session_scope(engine) as s:
-        invitations.confirm_proposal(s, cfg, token)
+        proposals.confirm_proposal(s, cfg, token)
 
 
 # ---------------------------------------------------------------- 7. no oracles
@@ -386,7 +386,7 @@ def addresses_of_every_standing(app: Any, client: Any) -> Iterator[dict[str, str
     "I did not ask for this", and one we never heard of."""
     start_game(app, [f"Ann <{ANN}>", f"Bob <{BOB}>", f"Cat <{CAT}>", f"Dan <{DAN}>"], seed=3)
     with session_scope(db_of(app)) as s:
-        invitations.answered(s, ANN, now=utcnow())
+        unasked_mail.answered(s, ANN, now=utcnow())
     never(app, CAT)
     block(app, client, DAN)
     yield {"answered": ANN, "plays": BOB, "never": CAT, "blocked": DAN, "unknown": "nobody@example.com"}
@@ -419,8 +419,8 @@ def test_the_worker_writes_my_games_only_for_an_address_that_plays_and_may_be_ma
     assert reasons == {
         ANN: (OutboxStatus.SENT, None), BOB: (OutboxStatus.SENT, None),
         CAT: (OutboxStatus.CANCELLED, suppression.NEVER_AGAIN),
-        DAN: (OutboxStatus.CANCELLED, invitations.BLOCKED),
-        "nobody@example.com": (OutboxStatus.CANCELLED, invitations.PLAYS_NOTHING)}
+        DAN: (OutboxStatus.CANCELLED, unasked_mail.BLOCKED),
+        "nobody@example.com": (OutboxStatus.CANCELLED, my_games.PLAYS_NOTHING)}
 
 
 # ---------------------------------------------------------------- 8a. one proposal per form
@@ -451,7 +451,7 @@ def test_a_form_sent_again_after_its_game_was_confirmed_says_so(app, client):
 
 def test_the_new_page_embeds_a_fresh_nonce_each_time(client):
     nonces = [re.search(r'name="form_id" value="([\w-]+)"', client.get("/new").text)[1] for _ in range(2)]
-    assert nonces[0] != nonces[1] and invitations.FORM_ID.match(nonces[0])
+    assert nonces[0] != nonces[1] and proposals.FORM_ID.match(nonces[0])
 
 
 def test_the_form_key_is_unique_in_the_database(app):

@@ -15,9 +15,11 @@ from sqlmodel import select
 
 from pbem import links
 from pbem.db import session_scope
-from pbem.games import invitations, lifecycle
+from pbem.games import invitations, lifecycle, my_games, proposals
+from pbem.games.never import never_email
 from pbem.games.limits import LimitReached
-from pbem.games.service import SetupError, create_game, seats_of
+from pbem.games.service import create_game, seats_of
+from pbem.games.setup import SetupError
 from pbem.mail.delivery import deliver_due
 from pbem.models import (Game, GameStatus, Invitation, InvitationStatus, OutboxStatus, Proposal,
                          ProposalStatus, Seat, utcnow)
@@ -29,7 +31,7 @@ def propose(engine, cfg, players: str = FRIENDS, **kw) -> int:
     with session_scope(engine) as s:
         fields = {"your_name": "Ann", "your_email": "Ann@Example.com", "players": players,
                   "ip": "192.0.2.1", **kw}
-        return invitations.propose_game(s, cfg, **fields).id  # type: ignore[return-value]
+        return proposals.propose_game(s, cfg, **fields).id  # type: ignore[return-value]
 
 
 def proposal(engine, proposal_id: int) -> Proposal:
@@ -41,7 +43,7 @@ def confirm(engine, cfg, proposal_id: int):
     p = proposal(engine, proposal_id)
     token = links.sign_record(cfg, links.CONFIRM_SALT, proposal_id, p.nonce)
     with session_scope(engine) as s:
-        return invitations.confirm_proposal(s, cfg, token)
+        return proposals.confirm_proposal(s, cfg, token)
 
 
 def invitation_token(engine, cfg, proposal_id: int, email: str) -> str:
@@ -68,7 +70,7 @@ def kinds_to(engine, address: str) -> list[str]:
 
 def never(engine, cfg, address: str) -> None:
     with session_scope(engine) as s:
-        invitations.never_email(s, cfg, links.sign_address(cfg, links.NEVER_SALT, address))
+        never_email(s, cfg, links.sign_address(cfg, links.NEVER_SALT, address))
 
 
 # ---------------------------------------------------------------- before confirmation
@@ -103,7 +105,7 @@ def test_a_bad_form_is_refused_on_its_field_and_nothing_is_written(engine, cfg, 
 
 
 def test_the_form_sent_twice_makes_one_game_and_one_email(engine, cfg):
-    form_id = invitations.new_form_id()
+    form_id = proposals.new_form_id()
     assert propose(engine, cfg, form_id=form_id) == propose(engine, cfg, form_id=form_id)
     assert kinds_to(engine, "ann@example.com") == ["confirm_game"]
 
@@ -127,7 +129,7 @@ def test_looking_at_the_confirmation_page_changes_nothing(engine, cfg):
     pid = propose(engine, cfg)
     token = links.sign_record(cfg, links.CONFIRM_SALT, pid, proposal(engine, pid).nonce)
     with session_scope(engine) as s:
-        view = invitations.open_confirmation(s, cfg, token)
+        view = proposals.open_confirmation(s, cfg, token)
         assert [i.name for i in view.invitations] == ["Ann", "Bob", "Cat"]
     assert proposal(engine, pid).status == ProposalStatus.UNCONFIRMED
     assert len(outbox(engine)) == 1
@@ -157,7 +159,7 @@ def test_the_confirmation_link_expires_after_24_hours(engine, cfg, monkeypatch):
     token = links.sign_record(cfg, links.CONFIRM_SALT, pid, proposal(engine, pid).nonce)
     monkeypatch.undo()
     with session_scope(engine) as s, pytest.raises(links.LinkError) as expired:
-        invitations.confirm_proposal(s, cfg, token)
+        proposals.confirm_proposal(s, cfg, token)
     assert expired.value.status == 410
     assert proposal(engine, pid).status == ProposalStatus.UNCONFIRMED
 
@@ -211,7 +213,7 @@ def test_a_decline_tells_the_creator_who_replaces_the_seat_with_a_bot(engine, cf
     assert "invitation_declined" in kinds_to(engine, "ann@example.com")
     assert kinds_to(engine, "bob@example.com") == ["invitation"]
     with session_scope(engine) as s:
-        view = invitations.replace_invitee(s, cfg, manage_token(engine, cfg, pid), 1, "bot:greedy")
+        view = proposals.replace_invitee(s, cfg, manage_token(engine, cfg, pid), 1, "bot:greedy")
     assert view.proposal.status == ProposalStatus.STARTED
     with session_scope(engine) as s:
         assert [seat.kind for seat in seats_of(s, view.proposal.game_id)] == ["human", "bot", "human"]
@@ -224,7 +226,7 @@ def test_a_declined_seat_can_go_to_another_friend_who_is_invited(engine, cfg):
     answer(engine, cfg, pid, "bob@example.com", accept=False)
     old_token = invitation_token(engine, cfg, pid, "bob@example.com")
     with session_scope(engine) as s:
-        invitations.replace_invitee(s, cfg, manage_token(engine, cfg, pid), 1, "Dan <dan@example.com>")
+        proposals.replace_invitee(s, cfg, manage_token(engine, cfg, pid), 1, "Dan <dan@example.com>")
     assert kinds_to(engine, "dan@example.com") == ["invitation"]
     with session_scope(engine) as s, pytest.raises(links.LinkError) as replaced:
         invitations.open_invitation(s, cfg, old_token)
@@ -235,7 +237,7 @@ def test_only_a_declined_or_silent_seat_can_be_replaced(engine, cfg):
     pid = propose(engine, cfg)
     confirm(engine, cfg, pid)
     with session_scope(engine) as s, pytest.raises(invitations.GameError) as refused:
-        invitations.replace_invitee(s, cfg, manage_token(engine, cfg, pid), 1, "bot:greedy")
+        proposals.replace_invitee(s, cfg, manage_token(engine, cfg, pid), 1, "bot:greedy")
     assert refused.value.status == 409
 
 
@@ -244,7 +246,7 @@ def test_a_cancelled_game_tells_those_invited_and_takes_no_answer(engine, cfg):
     confirm(engine, cfg, pid)
     answer(engine, cfg, pid, "bob@example.com")
     with session_scope(engine) as s:
-        invitations.cancel_proposal(s, cfg, manage_token(engine, cfg, pid))
+        proposals.cancel_proposal(s, cfg, manage_token(engine, cfg, pid))
     assert kinds_to(engine, "bob@example.com") == ["invitation", "proposal_cancelled"]
     assert kinds_to(engine, "cat@example.com") == ["invitation", "proposal_cancelled"]
     with pytest.raises((invitations.GameError, links.LinkError)):
@@ -293,7 +295,7 @@ def test_a_suppressed_address_is_not_invited_and_only_the_confirmation_step_says
     pid = propose(engine, cfg)  # the form says nothing of Bob's choice
     token = links.sign_record(cfg, links.CONFIRM_SALT, pid, proposal(engine, pid).nonce)
     with session_scope(engine) as s:
-        assert invitations.open_confirmation(s, cfg, token).unreachable == {1}
+        assert proposals.open_confirmation(s, cfg, token).unreachable == {1}
     confirm(engine, cfg, pid)
     assert kinds_to(engine, "bob@example.com") == []
     assert kinds_to(engine, "cat@example.com") == ["invitation"]
@@ -387,8 +389,8 @@ def test_a_my_games_link_goes_only_to_an_address_that_plays(engine, cfg, smtp_se
     with session_scope(engine) as s:
         create_game(s, cfg, ["Ann <ann@example.com>", "Bob <bob@example.com>"], seed=1)
     with session_scope(engine) as s:
-        assert invitations.request_my_games_link(s, cfg, "nobody@example.com", ip="192.0.2.9") is None
-        assert invitations.request_my_games_link(s, cfg, "BOB@example.com", ip="192.0.2.9") is None
+        assert my_games.request_my_games_link(s, cfg, "nobody@example.com", ip="192.0.2.9") is None
+        assert my_games.request_my_games_link(s, cfg, "BOB@example.com", ip="192.0.2.9") is None
     deliver_due(engine, replace(cfg, SMTP_HOST=smtp_server.host, SMTP_PORT=smtp_server.port))
     assert [m["Subject"] for m in smtp_server.to("bob@example.com")][-1] == "[Korsar] Your link to your games"
     assert smtp_server.to("nobody@example.com") == []
@@ -399,8 +401,8 @@ def test_my_games_lists_running_waiting_and_finished(engine, cfg):
         create_game(s, cfg, ["Ann <ann@example.com>", "Bob <bob@example.com>"], seed=1)
     confirm(engine, cfg, propose(engine, cfg))
     with session_scope(engine) as s:
-        mine = invitations.games_of(s, cfg, "ann@example.com")
-        bobs = invitations.games_of(s, cfg, "bob@example.com")
+        mine = my_games.games_of(s, cfg, "ann@example.com")
+        bobs = my_games.games_of(s, cfg, "bob@example.com")
     assert len(mine.running) == 1 and len(mine.waiting) == 1 and mine.waiting[0].creator
     assert len(bobs.waiting) == 1 and not bobs.waiting[0].creator
 
@@ -410,8 +412,8 @@ def test_address_preferences_apply_to_every_running_seat_and_the_next_games(engi
         game = create_game(s, cfg, ["Ann <ann@example.com>", "Bob <bob@example.com>"], seed=1)
     token = links.sign_address(cfg, links.MY_GAMES_SALT, "ann@example.com")
     with session_scope(engine) as s:
-        invitations.set_address_preferences(s, cfg, token, timezone="Europe/Paris", reminders=False,
-                                            digest=True, play_forced=False)
+        my_games.set_address_preferences(s, cfg, token, timezone="Europe/Paris", reminders=False,
+                                         digest=True, play_forced=False)
     with session_scope(engine) as s:
         ann = s.exec(select(Seat).where(Seat.game_id == game.id, Seat.position == 0)).one()
         assert (ann.timezone, ann.unsubscribed, ann.digest, ann.play_forced) == ("Europe/Paris", True, True, False)
@@ -420,11 +422,34 @@ def test_address_preferences_apply_to_every_running_seat_and_the_next_games(engi
         assert (ann2.timezone, ann2.unsubscribed, ann2.digest, ann2.play_forced) == ("Europe/Paris", True, True, False)
 
 
+def test_address_preferences_lock_each_game_of_the_address_once(engine, cfg):
+    from sqlalchemy import event
+
+    with session_scope(engine) as s:
+        for seed in (1, 2):
+            create_game(s, cfg, ["Ann <ann@example.com>", "Bob <bob@example.com>"], seed=seed)
+    token = links.sign_address(cfg, links.MY_GAMES_SALT, "ann@example.com")
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, *args):  # type: ignore[no-untyped-def]
+        statements.append(" ".join(statement.split()).upper())
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        with session_scope(engine) as s:
+            my_games.set_address_preferences(s, cfg, token, timezone="Europe/Paris", reminders=False,
+                                             digest=True, play_forced=False)
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    # The lock of a game with its seats (on PostgreSQL FOR UPDATE): once per game, not per preference.
+    assert len([q for q in statements if q.startswith("SELECT") and " FROM GAME JOIN SEAT " in q]) == 2
+
+
 def test_an_unknown_time_zone_is_refused(engine, cfg):
     token = links.sign_address(cfg, links.MY_GAMES_SALT, "ann@example.com")
     with session_scope(engine) as s, pytest.raises(invitations.GameError) as refused:
-        invitations.set_address_preferences(s, cfg, token, timezone="Mars/Olympus", reminders=True,
-                                            digest=False, play_forced=True)
+        my_games.set_address_preferences(s, cfg, token, timezone="Mars/Olympus", reminders=True,
+                                         digest=False, play_forced=True)
     assert refused.value.status == 422
 
 
@@ -457,7 +482,7 @@ def test_a_rematch_invites_the_other_humans_again_and_keeps_the_bots(engine, cfg
     game_id, token = _finished_game(engine, cfg)
     before = kinds_to(engine, "bob@example.com")
     with session_scope(engine) as s:
-        view = invitations.rematch(s, cfg, token)
+        view = proposals.rematch(s, cfg, token)
     assert view.proposal.rematch_of == game_id and view.proposal.status == ProposalStatus.INVITING
     assert [(i.name, i.status) for i in view.invitations] == [
         ("Ann", "accepted"), ("Bob", "invited"), ("Greedy bot", "accepted")]
@@ -470,7 +495,7 @@ def test_a_rematch_waits_for_the_game_to_end(engine, cfg):
         ann = s.exec(select(Seat).where(Seat.game_id == game.id, Seat.position == 0)).one()
         token = links.SeatToken(game.id, 0, ann.link_nonce)
     with session_scope(engine) as s, pytest.raises(invitations.GameError) as refused:
-        invitations.rematch(s, cfg, token)
+        proposals.rematch(s, cfg, token)
     assert refused.value.status == 409
 
 
@@ -478,21 +503,21 @@ def test_a_rematch_refuses_a_player_who_said_never(engine, cfg):
     _game_id, token = _finished_game(engine, cfg)
     never(engine, cfg, "bob@example.com")
     with session_scope(engine) as s, pytest.raises(invitations.GameError):
-        invitations.rematch(s, cfg, token)
+        proposals.rematch(s, cfg, token)
 
 
 # ---------------------------------------------------------------- an admin's game, players asked first
 def test_an_admins_game_invites_its_players_and_tells_the_admin_of_a_decline(engine, cfg):
     with session_scope(engine) as s:
-        view = invitations.invite_players(s, cfg, ["Bob <bob@example.com>", "Cat <Cat@example.com>", "bot:greedy"],
-                                          organiser_email="Boss@korsar.test")
+        view = proposals.invite_players(s, cfg, ["Bob <bob@example.com>", "Cat <Cat@example.com>", "bot:greedy"],
+                                        organiser_email="Boss@korsar.test")
         pid = view.proposal.id
     assert kinds_to(engine, "bob@example.com") == ["invitation"]
     assert kinds_to(engine, "cat@example.com") == ["invitation"]
     answer(engine, cfg, pid, "bob@example.com", accept=False)
     assert kinds_to(engine, "boss@korsar.test") == ["invitation_declined"]
     with session_scope(engine) as s:
-        view = invitations.replace_invitee(s, cfg, manage_token(engine, cfg, pid), 0, "bot:random")
+        view = proposals.replace_invitee(s, cfg, manage_token(engine, cfg, pid), 0, "bot:random")
     _row, view = answer(engine, cfg, pid, "cat@example.com")
     assert view.proposal.status == ProposalStatus.STARTED
     with session_scope(engine) as s:
@@ -502,7 +527,7 @@ def test_an_admins_game_invites_its_players_and_tells_the_admin_of_a_decline(eng
 def test_an_admins_game_refuses_a_suppressed_address(engine, cfg):
     never(engine, cfg, "bob@example.com")
     with session_scope(engine) as s, pytest.raises(SetupError) as refused:
-        invitations.invite_players(s, cfg, ["Bob <bob@example.com>", "bot:greedy"], organiser_email="boss@korsar.test")
+        proposals.invite_players(s, cfg, ["Bob <bob@example.com>", "bot:greedy"], organiser_email="boss@korsar.test")
     assert "asked never to be emailed" in refused.value.message
 
 
@@ -510,6 +535,6 @@ def test_confirmation_links_do_not_use_up_the_my_games_links(engine, cfg):
     cfg.LIMIT_LINKS_PER_ADDRESS_HOUR = 1
     propose(engine, cfg)
     with session_scope(engine) as s:
-        invitations.request_my_games_link(s, cfg, "ann@example.com", ip="")
+        my_games.request_my_games_link(s, cfg, "ann@example.com", ip="")
     with session_scope(engine) as s, pytest.raises(LimitReached):
-        invitations.request_my_games_link(s, cfg, "ann@example.com", ip="")
+        my_games.request_my_games_link(s, cfg, "ann@example.com", ip="")

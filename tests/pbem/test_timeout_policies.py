@@ -9,8 +9,10 @@ from sqlmodel import select
 
 from clockkit import T0, deliver, game_row, mails, make_cfg, mover, other, seat_row, start_game, sweep  # noqa: F401
 from pbem.db import make_engine, session_scope
-from pbem.games.service import StaleMove, apply_game_move, bot_move, load_state, lock_game, \
-    play_due_bots, seats_of
+from pbem.games.service import apply_game_move, lock_game_with_seats, seats_of
+from pbem.games.bots import bot_move, play_due_bots
+from pbem.games.errors import StaleMove
+from pbem.store import load_state
 from pbem.models import GameStatus, MoveRecord, Notice, utcnow
 
 DEADLINE = T0 + timedelta(hours=10)
@@ -105,7 +107,7 @@ def test_a_player_move_that_wins_the_race_cancels_the_timeout(engine, cfg):
     game_id = start_game(engine, cfg)
     seen_version = game_row(engine, game_id).version
     with session_scope(engine) as session:  # the player's click lands first
-        game = lock_game(session, game_id)
+        game = lock_game_with_seats(session, game_id)[0]
         seat = seats_of(session, game_id)[game.to_move]
         apply_game_move(session, cfg, game_id, seat.position, bot_move(game, seat, load_state(game), cfg=cfg),
                         expected_version=seen_version, now=DEADLINE)
@@ -177,7 +179,7 @@ def test_a_game_that_moved_after_the_sweep_looked_is_left_to_the_next_sweep(engi
 
     moved, waiting = start_game(engine, cfg), start_game(engine, cfg)
     with session_scope(engine) as session:  # the sweep saw both at version 0; one is played meanwhile
-        game = lock_game(session, moved)
+        game = lock_game_with_seats(session, moved)[0]
         seat = seats_of(session, moved)[game.to_move]
         apply_game_move(session, cfg, moved, seat.position, bot_move(game, seat, load_state(game), cfg=cfg),
                         expected_version=0, now=DEADLINE - timedelta(minutes=1))

@@ -12,7 +12,8 @@ from sqlmodel import select
 from clockkit import deliver, mails, mover, play_the_turn, seat_row, start_game
 from pbem.db import session_scope
 from pbem.letters import notify
-from pbem.games.service import load_state, seats_of
+from pbem.games.service import seats_of
+from pbem.store import load_state
 from pbem.models import Game, GameStatus, Seat, utcnow
 
 

@@ -10,10 +10,10 @@ import pytest
 from sqlmodel import select
 
 from clockkit import T0, mails, make_cfg, start_game
-from pbem.games.clocks.notices import record_attacks
+from pbem.games.notices import record_attacks
 from pbem.games.clocks.sweep import run_sweep
 from pbem.db import make_engine, session_scope
-from pbem.games.service import lock_game, seats_of
+from pbem.games.service import lock_game_with_seats, seats_of
 from pbem.models import MoveRecord
 
 
@@ -25,7 +25,7 @@ def test_two_workers_at_once_do_each_piece_of_due_work_exactly_once(database_url
                      for _ in range(12)]
     for game_id in reminder_games[:6]:
         with session_scope(setup) as session:
-            game = lock_game(session, game_id)
+            game = lock_game_with_seats(session, game_id)[0]
             event = {"kind": "pirate", "seat": 1, "card": "B3", "ship": 1, "owner": 0, "value": 5, "attack": True}
             record_attacks(session, cfg, game, seats_of(session, game_id), [event], T0)
     now = T0 + timedelta(hours=5)  # the 50 % reminders and the timeouts are all due

@@ -195,7 +195,8 @@ def test_every_email_kind_to_a_player_carries_the_raw_one_click_headers(app, smt
     from pbem.games.clocks.vacation import take_vacation
     from pbem.games import lifecycle
     from pbem.letters import notify, replies
-    from pbem.games.service import load_state, seats_of
+    from pbem.games.service import seats_of
+    from pbem.store import load_state
     from pbem.mail.render import email_names
     from pbem.models import Game
 

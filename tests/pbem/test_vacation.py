@@ -11,7 +11,7 @@ from sqlmodel import select
 from clockkit import T0, game_row, mails, mover, other, play_the_turn, seat_row, start_game, sweep
 from pbem.games.clocks.vacation import cancel_vacation, take_vacation
 from pbem.db import session_scope
-from pbem.games.service import GameError
+from pbem.games.errors import GameError
 from pbem.links import sign_seat
 from pbem.models import Notice, utcnow
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.games.service import GameError
+from pbem.games.errors import GameError
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 

@@ -37,7 +37,7 @@ from pbem.letters.unsubscribe import unsubscribe_headers, unsubscribe_url
 from pbem.config import Config
 from pbem.db import batched_writes
 from pbem.letters import notify
-from pbem.games.service import load_state
+from pbem.store import load_state
 from pbem.mail.outbox import Email, OutboxRow
 from pbem.mail.render import render_email
 from pbem.mail.writers import Cancel, register_writer

@@ -30,7 +30,8 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
-from pbem.games.clocks import notices, reminders
+from pbem.games import notices
+from pbem.games.clocks import reminders
 import pbem.i18n as i18n
 from pbem.letters import emails
 from pbem.letters.board import describe_move
@@ -38,8 +39,10 @@ from pbem.schedule import is_clocked
 from pbem.config import Config
 from pbem.db import batched_writes, read_scope
 from pbem.games import lifecycle
-from pbem.games.service import (GameError, PlannedMove, bot_move, load_state, lock_game_with_seats, plan_move,
-                                start_turn, store_moves)
+from pbem.games.service import PlannedMove, lock_game_with_seats, plan_move, start_turn, store_moves
+from pbem.games.bots import bot_move
+from pbem.games.errors import GameError
+from pbem.store import load_state
 from pbem.models import Game, GameStatus, Seat, utcnow
 
 log = logging.getLogger("pbem.games.clocks")

@@ -14,7 +14,7 @@ from datetime import date, datetime, timedelta
 from sqlmodel import Session
 
 from pbem.letters import emails
-from pbem.games.clocks.notices import add_news, add_notice
+from pbem.games.notices import add_news, add_notice
 from pbem.i18n import gettext as _
 from pbem.schedule import extend_for_absence, is_clocked, local_midnight, local_time_text, replan_reminders, \
     seat_zone, to_local
@@ -24,6 +24,7 @@ from pbem.games.service import lock_game_with_seats
 from pbem.models import Game, GameStatus, Seat
 from pbem import i18n
 from pbem.words import plural
+from pbem.games.finish import is_over
 
 
 # How far ahead a vacation may be booked (its last day at most this many days after today): a
@@ -45,7 +46,7 @@ def has_vacation(seat: Seat, now: datetime) -> bool:
 
 
 def _check_going(game: Game) -> None:
-    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+    if is_over(game):
         raise refuse("game_over")
 
 

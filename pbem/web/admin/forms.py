@@ -23,8 +23,9 @@ from wtforms import (
 from wtforms import SelectChoice  # type: ignore[attr-defined]  # new in WTForms 3.3; types-WTForms 3.2 lacks it
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
 
-from pbem.games.service import (MAX_GAME_NAME_LENGTH, MAX_NAME_LENGTH, GameError, SeatSpec, check_email,
-                                setup_problems)
+from pbem.games.errors import GameError
+from pbem.games.setup import SeatSpec, check_email, setup_problems
+from pbem.games.names import MAX_GAME_NAME_LENGTH, MAX_NAME_LENGTH
 from pbem.i18n import LANGUAGES
 from pbem.models import SeatKind
 

@@ -15,7 +15,8 @@ from pbem.auth import current_admin_email, record_audit
 from pbem.db import session_scope
 from pbem.games import lifecycle
 from pbem.games.admin_actions import resend_turn_email
-from pbem.games.service import GameError, change_seat_language
+from pbem.games.errors import GameError
+from pbem.games.lifecycle import change_seat_language
 from pbem.models import utcnow
 from pbem.web.admin import bp
 from pbem.i18n import LANGUAGES

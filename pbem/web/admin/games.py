@@ -11,9 +11,12 @@ from sqlmodel import col, select
 from pbem.auth import current_admin_email, record_audit
 from pbem.db import read_scope, session_scope
 from pbem.letters.board import admin_board, move_log
-from pbem.games.service import GameError, create_game, export_record, is_over, load_state, moves_of, \
-    seats_of
-from pbem.games import invitations
+from pbem.games.service import create_game, seats_of
+from pbem.games.errors import GameError
+from pbem.games.finish import is_over
+from pbem.games.records import export_record, moves_of
+from pbem.store import load_state
+from pbem.games import proposals
 from pbem.models import Game, GameStatus, OutboxMessage, SeatKind, utcnow
 from pbem.web.admin import bp, queries
 from pbem.web.admin.forms import ButtonForm, ChangeEmailForm, CreateGameForm, ExtendDeadlineForm, HandToBotForm
@@ -54,7 +57,7 @@ def game_new() -> Any:
         try:
             with session_scope(db()) as session:
                 if form.invite_first.data and any(s.kind == SeatKind.HUMAN for s in specs):
-                    view = invitations.invite_players(session, config(), specs, organiser_email=admin, **setup)
+                    view = proposals.invite_players(session, config(), specs, organiser_email=admin, **setup)
                     record_audit(session, admin, "invite_players", game_id=view.proposal.game_id,
                                  detail=f"{view.proposal.name or 'a game'} ({len(specs)} players, "
                                         f"{len(view.waiting)} invited)")

@@ -8,7 +8,7 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from pbem.auth import current_admin_email, record_audit
 from pbem.db import read_scope, session_scope
 from pbem.games.admin_actions import retry_all_failed, retry_outbox_message
-from pbem.games.service import GameError
+from pbem.games.errors import GameError
 from pbem.models import OutboxMessage, OutboxStatus, utcnow
 from pbem.web.admin import bp, queries
 from pbem.web.admin.forms import ButtonForm

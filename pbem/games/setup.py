@@ -1,0 +1,424 @@
+"""A new game's setup checked: players and their names, addresses, options, the deal and the clock.
+
+Two checks stand side by side: `check_setup` (the CLI, the admin form and `create_game`: English
+sentences, each on its seat and field) and `form_problems` (the /new form and a creator's
+replacement: the reader's language)."""
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlmodel import Session
+
+import engine
+import engine.bots
+from pbem.addresses import AddressRefused, canonical_key, check_address
+from pbem.games.errors import GameError
+from pbem.games.names import (HIDDEN_IN_NAME, MAX_NAME_LENGTH, NAME_NEEDED, NOT_IN_NAMES, check_game_name, check_name,
+                              hides_characters)
+from pbem.i18n import LANGUAGES, lazy
+from pbem.i18n import gettext as _  # what a player reads: in the seat's language (pages domain)
+from pbem.mail.suppression import suppressed_among
+from pbem.models import SeatKind
+
+# The time a player has for each move, at every entry (the /new form, the dashboard, the CLI,
+# this service): `check_deadline_hours`. Less than an hour makes a bot-only game a busy loop of
+# the worker; more than 30 days is a game nobody remembers.
+MIN_DEADLINE_HOURS = 1
+MAX_DEADLINE_HOURS = 24 * 30
+DEADLINE_OUT_OF_RANGE = lazy("The deadline for each move must be between 1 hour and 30 days (720 hours).")
+ON_TIMEOUT_CHOICES = ("autoplay", "pause", "bot")
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """One seat of a new game: a human with an email address, or a bot."""
+
+    name: str
+    email: str | None = None
+    kind: str = SeatKind.HUMAN
+    bot: str | None = None
+    # "en", "fr", "vi" (pbem/i18n.py); None: the language the address chose last, else English.
+    language: str | None = None
+
+
+_PLAYER_RE = re.compile(r"^\s*(?P<name>.*?)\s*<(?P<email>[^<>]*)>\s*$", re.S)
+# 'Élodie <elodie@example.com> [fr]': a person's spec may end with the code of their language.
+_LANGUAGE_RE = re.compile(r"^(?P<player>.*?)\s*\[\s*(?P<code>[^\[\]]*?)\s*\]\s*$", re.S)
+
+
+def check_language(code: str) -> str:
+    """A language we speak ("fr", "FR" -> "fr"), or GameError."""
+    if code.strip().lower() not in LANGUAGES:
+        raise GameError(f"Unknown language {code.strip()!r}: choose one of {', '.join(LANGUAGES)}.")
+    return code.strip().lower()
+
+
+class BadAddress(GameError):
+    """An address we do not write to: `message` says why, in the reader's language."""
+
+
+def check_email(address: str) -> str:
+    """An address we write to, normalised (`pbem.addresses.check_address`: a mailbox at a domain
+    name, the domain in its ASCII form), or BadAddress saying why not."""
+    try:
+        return check_address(address)
+    except AddressRefused as exc:
+        raise BadAddress(exc.sentence) from None
+
+
+def check_deadline_hours(hours: float) -> float:
+    """The hours a player has for each move, between MIN_DEADLINE_HOURS and MAX_DEADLINE_HOURS
+    (NaN and infinity refused), or GameError: every entry's one check."""
+    if isinstance(hours, bool) or not isinstance(hours, (int, float)) \
+            or not MIN_DEADLINE_HOURS <= hours <= MAX_DEADLINE_HOURS:  # NaN compares false
+        raise GameError(_(DEADLINE_OUT_OF_RANGE))
+    return float(hours)
+
+
+def bounded_deadline_hours(hours: float) -> float:
+    """`hours` brought within the bounds: a rematch, or a proposal, of a game set up before them."""
+    if not math.isfinite(hours):
+        return 72.0
+    return min(max(float(hours), MIN_DEADLINE_HOURS), MAX_DEADLINE_HOURS)
+
+
+def parse_player(text: str) -> SeatSpec:
+    """'Ann <ann@example.com>', 'ann@example.com' or 'bot:greedy' / 'bot:random' -> SeatSpec;
+    a person's spec may end with their language: 'Élodie <elodie@example.com> [fr]'."""
+    text = text.strip()
+    tagged = _LANGUAGE_RE.match(text)
+    if tagged and not tagged["player"].lower().startswith("bot:"):
+        return replace(parse_player(tagged["player"]), language=check_language(tagged["code"]))
+    if text.lower().startswith("bot:"):
+        bot = text[4:].strip().lower()
+        if bot not in engine.bots.BOTS:
+            raise GameError(f"Unknown bot {bot!r}: choose one of {', '.join(engine.bots.BOTS)}.")
+        return SeatSpec(name=f"{bot.capitalize()} bot", kind=SeatKind.BOT, bot=bot)
+    match = _PLAYER_RE.match(text)
+    if match:
+        return SeatSpec(name=check_name(match["name"]), email=check_email(match["email"]))
+    if "@" in text and "<" not in text and not any(ch.isspace() for ch in text):
+        address = check_email(text)
+        return SeatSpec(name=check_name(address.split("@")[0]), email=address)
+    raise GameError(f"{text!r} is not a player like 'Ann <ann@example.com>' or 'bot:greedy'.")
+
+
+def _number_bots(specs: list[SeatSpec]) -> list[SeatSpec]:
+    """Number repeated bot names (Greedy bot, Greedy bot 2); humans' names are unique already."""
+    seen: dict[str, int] = {}
+    out = []
+    for spec in specs:
+        key = spec.name.casefold()
+        if key in seen and spec.kind == SeatKind.BOT:
+            seen[key] += 1
+            spec = replace(spec, name=f"{spec.name} {seen[key]}")
+        else:
+            seen[key] = 1
+        out.append(spec)
+    return out
+
+
+def parse_options(options: dict[str, Any] | None) -> engine.Options:
+    """{'waiting_time': 'on', 'end_settlement': 'none'} -> engine.Options, or GameError."""
+    values = dict(options or {})
+    if isinstance(values.get("waiting_time"), str):  # command line and forms say on/off
+        word = values["waiting_time"].strip().lower()
+        values["waiting_time"] = {"on": True, "true": True, "yes": True, "1": True,
+                                  "off": False, "false": False, "no": False, "0": False}.get(word, word)
+    try:
+        return engine.Options.from_json(values)
+    except engine.ConfigError as exc:
+        raise GameError(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class SetupProblem:
+    """One reason a game's setup is refused: `seat` (0-based, in the order given) and `field`
+    ("name", "email", "bot" of that seat) say where; without a seat, `field` is the game's
+    ("name", "waiting_time", "deadline_hours", "reminders", "on_timeout") or None (the whole)."""
+
+    message: str
+    field: str | None = None
+    seat: int | None = None
+
+
+class SetupError(GameError):
+    """A refused setup: `message` is the first problem (one line), `problems` all of them."""
+
+    def __init__(self, problems: list[SetupProblem]) -> None:
+        super().__init__(problems[0].message)
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """A setup `check_setup` accepted, normalised (bots numbered, ladder sorted)."""
+
+    specs: list[SeatSpec]
+    options: engine.Options
+    name: str
+    deck: list[str] | None
+    reminders: list[float]
+
+
+def _checked(check: Any, value: Any, field: str | None, seat: int | None = None) -> tuple[SetupProblem | None, Any]:
+    """(None, what `check` made of `value`), or (the problem, None): each check runs once."""
+    try:
+        return None, check(value)
+    except GameError as exc:
+        return SetupProblem(exc.message, field, seat), None
+
+
+def setup_problems(players: Sequence[SeatSpec], *, teams: bool = False, seed: int | None = None,
+                   deck: list[str] | None = None, options: dict[str, Any] | engine.Options | None = None,
+                   name: str = "", deadline_hours: float = 72.0, reminders: str = "50,85",
+                   on_timeout: str = "autoplay") -> list[SetupProblem]:
+    """Every reason to refuse this setup (none: it is fine), for the CLI, the admin form and
+    `create_game` alike: names, addresses (one address per seat, whatever its case), bots, the
+    number of players (the engine's R2), options, the deal and the clock."""
+    return _check(players, teams=teams, seed=seed, deck=deck, options=options, name=name,
+                  deadline_hours=deadline_hours, reminders=reminders, on_timeout=on_timeout)[0]
+
+
+def _check(players: Sequence[SeatSpec], *, teams: bool, seed: int | None, deck: list[str] | None,
+           options: dict[str, Any] | engine.Options | None, name: str, deadline_hours: float,
+           reminders: str, on_timeout: str) -> tuple[list[SetupProblem], GameSetup | None]:
+    """`setup_problems` and, when there is none, the setup normalised from the same checks."""
+    problems: list[SetupProblem | None] = []
+    seen_names: set[str] = set()
+    seen_emails: set[str] = set()
+    specs: list[SeatSpec] = []
+    for seat, spec in enumerate(players):
+        if spec.language is not None and spec.language not in LANGUAGES:
+            problems.append(_checked(check_language, spec.language, "language", seat)[0])
+        if spec.kind == SeatKind.BOT:
+            if spec.bot not in engine.bots.BOTS:
+                problems.append(SetupProblem(
+                    f"Unknown bot {spec.bot!r}: choose one of {', '.join(engine.bots.BOTS)}.", "bot", seat))
+            problem, checked_name = _checked(check_name, spec.name, "name", seat)
+            problems.append(problem)
+            seen_names.add(unicodedata.normalize("NFC", spec.name).strip().casefold())
+            specs.append(replace(spec, name=checked_name))
+            continue
+        checked_name = None
+        if not spec.name.strip():
+            problems.append(SetupProblem(NAME_NEEDED, "name", seat))
+        else:
+            problem, checked_name = _checked(check_name, spec.name, "name", seat)
+            problems.append(problem)
+            key = unicodedata.normalize("NFC", spec.name).strip().casefold()
+            if key in seen_names:
+                problems.append(SetupProblem(
+                    f"Two players are called {spec.name.strip()!r}: give them different names."))
+            seen_names.add(key)
+        if not spec.email:
+            problems.append(SetupProblem("A person needs an email address (or choose a bot).", "email", seat))
+            continue
+        bad_email, email = _checked(check_email, spec.email, "email", seat)
+        problems.append(bad_email)
+        if bad_email is None:  # one mailbox, one seat: ann@ and Ann+x@ are the same person
+            if canonical_key(spec.email) in seen_emails:
+                problems.append(SetupProblem("Two seats have the same email address."))
+            seen_emails.add(canonical_key(spec.email))
+        specs.append(replace(spec, name=checked_name, email=email))
+    opts: engine.Options | None = None
+    try:
+        opts = options if isinstance(options, engine.Options) else parse_options(options)
+    except GameError as exc:
+        problems.append(SetupProblem(exc.message))
+    try:  # how many players and teams: the engine's rules (R2)...
+        engine.check_config(len(players), teams, engine.Options())
+    except engine.ConfigError as exc:
+        problems.append(SetupProblem(str(exc)))
+    else:  # ...then the options for them (the waiting time is only for 2 or 3 alone)
+        if opts is not None:
+            try:
+                engine.check_config(len(players), teams, opts)
+            except engine.ConfigError as exc:
+                problems.append(SetupProblem(str(exc), "waiting_time" if opts.waiting_time else None))
+    checked_deck = None
+    if seed is not None and deck is not None:
+        problems.append(SetupProblem("Give a seed or a deck, not both."))
+    elif deck is not None:
+        try:
+            checked_deck = engine.validate_deck(deck)
+        except engine.ConfigError as exc:
+            problems.append(SetupProblem(str(exc)))
+    if on_timeout not in ON_TIMEOUT_CHOICES:
+        problems.append(SetupProblem(f"on_timeout must be one of {', '.join(ON_TIMEOUT_CHOICES)}.", "on_timeout"))
+    problems.append(_checked(check_deadline_hours, deadline_hours, "deadline_hours")[0])
+    bad_ladder, ladder = _checked(reminder_ladder, reminders, "reminders")
+    problems.append(bad_ladder)
+    game_name = ""
+    if name.strip():
+        bad_name, game_name = _checked(check_game_name, name, "name")
+        problems.append(bad_name)
+    found = [_naming_the_seat(p, players) for p in problems if p is not None]
+    if found or opts is None:
+        return found, None
+    # A bot's address is no seat's mailbox (`setup_problems` looks past it): checked last.
+    specs = [replace(s, email=check_email(s.email)) if s.kind == SeatKind.BOT and s.email else s for s in specs]
+    return [], GameSetup(specs=_number_bots(specs), options=opts, name=game_name, deck=checked_deck,
+                         reminders=ladder)
+
+
+def _naming_the_seat(problem: SetupProblem, players: Sequence[SeatSpec]) -> SetupProblem:
+    """A seat's problem says which seat it is ("Seat 2 (Bob): ..."): the CLI shows the sentence
+    alone, and the form marks the seat's field besides."""
+    if problem.seat is None:
+        return problem
+    name = unicodedata.normalize("NFC", players[problem.seat].name).strip()
+    shown = f" ({name})" if (name and len(name) <= MAX_NAME_LENGTH and not NOT_IN_NAMES.search(name)
+                              and not hides_characters(name)) else ""
+    return SetupProblem(f"Seat {problem.seat + 1}{shown}: {problem.message}", problem.field, problem.seat)
+
+
+def reminder_ladder(text: str) -> list[float]:
+    """'50,85' -> [50.0, 85.0] (sorted; '' is none), or GameError."""
+    try:
+        ladder = sorted(float(p) for p in text.split(",") if p.strip())
+    except ValueError:
+        raise GameError(f"Reminders are percentages of the deadline separated by commas, like 50,85, "
+                        f"not {text!r}.") from None
+    if any(not 0 < p < 100 for p in ladder):  # also refuses NaN
+        raise GameError("Each reminder must fall between 0 and 100 percent of the deadline.")
+    return ladder
+
+
+def check_setup(players: Sequence[SeatSpec | str], *, teams: bool = False, seed: int | None = None,
+                deck: list[str] | None = None, options: dict[str, Any] | engine.Options | None = None,
+                name: str = "", deadline_hours: float = 72.0, reminders: str = "50,85",
+                on_timeout: str = "autoplay") -> GameSetup:
+    """The setup, normalised, or SetupError with every problem (`setup_problems`)."""
+    specs = []
+    for seat, player in enumerate(players):
+        try:
+            specs.append(player if isinstance(player, SeatSpec) else parse_player(player))
+        except GameError as exc:
+            raise SetupError([SetupProblem(f"Seat {seat + 1}: {exc.message}", "name", seat)]) from None
+    problems, setup = _check(specs, teams=teams, seed=seed, deck=deck, options=options, name=name,
+                             deadline_hours=deadline_hours, reminders=reminders, on_timeout=on_timeout)
+    if setup is None:
+        raise SetupError(problems)
+    return setup
+
+
+def refuse_suppressed(session: Session, specs: Sequence[SeatSpec]) -> None:
+    """SetupError naming each seat whose address asked never to be emailed (the admin's and the
+    CLI's words: English)."""
+    never = suppressed_among(session, [s.email for s in specs])
+    if never:
+        raise SetupError([SetupProblem(f"Seat {seat + 1} ({spec.name}): {spec.email} asked never to be "
+                                       "emailed by us; choose another player.", "email", seat)
+                          for seat, spec in enumerate(specs) if (spec.email or "").lower() in never])
+
+
+def player_lines(players: str) -> list[str]:
+    return [line.strip() for line in players.splitlines() if line.strip()]
+
+
+def form_problems(your_name: str, your_email: str, lines: list[str], *, teams: bool, name: str,
+                  deadline_hours: float, reminders: str, on_timeout: str
+                  ) -> tuple[list[SetupProblem], list[SeatSpec]]:
+    """The form's problems in the reader's language, each on its field (and line), and the seats
+    (the creator first) when there are none."""
+    problems: list[SetupProblem] = []
+    creator_name = creator_email = ""
+    try:
+        creator_name = check_name(your_name)
+    except GameError:
+        problems.append(SetupProblem(_name_problem(your_name), "your_name"))
+    try:
+        creator_email = check_email(your_email).lower()
+    except GameError as exc:  # what is wrong with the address, once there is one
+        problems.append(SetupProblem(exc.message if your_email.strip()
+                                     else _("Write your email address, like ann@example.com."), "your_email"))
+    specs = [SeatSpec(name=creator_name, email=creator_email)]
+    names = {creator_name.casefold()} if creator_name else set()
+    emails = {canonical_key(creator_email)} if creator_email else set()  # mailboxes: ann@ is Ann+x@
+    for index, line in enumerate(lines):
+        try:
+            spec = parse_player(line)
+        except BadAddress as exc:
+            problems.append(SetupProblem(exc.message, "players", index))
+            continue
+        except GameError:
+            problems.append(SetupProblem(_line_problem(line), "players", index))
+            continue
+        if spec.kind == SeatKind.HUMAN:
+            address = (spec.email or "").lower()
+            if canonical_key(address) in emails:
+                problems.append(SetupProblem(
+                    _("Line %(n)d: %(email)s is already playing in this game.", n=index + 1, email=address),
+                    "players", index))
+            elif spec.name.casefold() in names:
+                problems.append(SetupProblem(
+                    _("Line %(n)d: two players are called %(name)s: give them different names.",
+                      n=index + 1, name=spec.name), "players", index))
+            names.add(spec.name.casefold())
+            emails.add(canonical_key(address))
+            spec = SeatSpec(name=spec.name, email=address, language=spec.language)
+        specs.append(spec)
+    if not lines:
+        problems.append(SetupProblem(_("Add at least one other player: a friend or a bot."), "players"))
+    elif not any(p.field == "players" for p in problems):
+        count = len(lines) + 1
+        try:  # how many may play: the engine's rule (R2.3), said in the reader's words
+            engine.check_config(count, teams, engine.Options())
+        except engine.ConfigError:
+            problems.append(SetupProblem(
+                _("Team play needs 4, 6 or 8 players with you; you have %(n)d.", n=count) if teams else
+                _("Korsar is played by 2 to 5 players alone (4, 6 or 8 in teams); with you, you have %(n)d.",
+                  n=count), "players"))
+    if name.strip():
+        try:
+            check_game_name(name)
+        except GameError:
+            problems.append(SetupProblem(_("A game name has at most 80 characters and no line breaks."), "name"))
+    try:
+        check_deadline_hours(deadline_hours)
+    except GameError as exc:
+        problems.append(SetupProblem(exc.message, "deadline_hours"))
+    try:
+        reminder_ladder(reminders)
+    except GameError:
+        problems.append(SetupProblem(
+            _("Reminders are percentages of the time for a move, like 50,85."), "reminders"))
+    if on_timeout not in ON_TIMEOUT_CHOICES:
+        problems.append(SetupProblem(_("Choose what happens when a player runs out of time."), "on_timeout"))
+    return problems, specs
+
+
+def option_problems(options: dict[str, Any], *, count: int, teams: bool) -> list[SetupProblem]:
+    """The engine's options, asked of the engine (R2.3, R7), said in the reader's words."""
+    try:
+        parsed = parse_options(options)
+    except GameError:
+        return [SetupProblem(_("Choose what happens to the ships left on the table at the end."), "end_settlement")]
+    try:
+        engine.check_config(count, teams, parsed)
+    except engine.ConfigError:  # the player count itself is refused elsewhere, on its own field
+        if parsed.waiting_time:
+            return [SetupProblem(_("The waiting time is only for games of 2 or 3 players alone."), "waiting_time")]
+    return []
+
+
+def _name_problem(text: str) -> str:
+    if not text.strip():
+        return _("Write your name as the other players will see it.")
+    if hides_characters(text):
+        return _(HIDDEN_IN_NAME)
+    return _("A name has at most 40 characters and no line breaks.")
+
+
+def _line_problem(line: str) -> str:
+    if line.lower().startswith("bot:"):
+        return _("%(line)s: there is no such bot. Write one of %(bots)s.", line=line[:60],
+                 bots=", ".join(f"bot:{name}" for name in engine.bots.BOTS))
+    return _("%(line)s: write a player as Name <email@example.com>, or a bot as bot:greedy.",
+             line=line[:60])
