@@ -38,7 +38,7 @@ from pbem.db import session_scope
 from pbem.games import service, talk
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.inbound import commands, quotes
+from pbem.inbound import commands, quotes, vocabulary
 from pbem.inbound.message import Inbound, Rejected, read_message
 from pbem.letters import board, replies
 from pbem.letters.heard import take_unread
@@ -256,7 +256,7 @@ def _answer(session: Session, cfg: Config, game: Game, seat: Seat, state: engine
 
 def reading_languages(language: str | None) -> tuple[str, ...]:
     """The languages a seat's reply is read in: its own, then English."""
-    own = language if language in commands.LANGUAGES else "en"
+    own = language if language in vocabulary.LANGUAGES else "en"
     return (own,) if own == "en" else (own, "en")
 
 

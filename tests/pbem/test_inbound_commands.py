@@ -18,7 +18,9 @@ from test_inbound_support import move_words
 
 from pbem import i18n
 from pbem.inbound import commands
-from pbem.inbound.commands import Command, Reading, fold, read_command, read_reply
+from pbem.inbound.commands import Reading, read_reply
+from pbem.inbound.lexer import fold
+from pbem.inbound.move_line import Command, read_command
 from pbem.inbound.message import read_message
 from pbem.letters import board
 
