@@ -39,7 +39,8 @@ from pbem.games import service, talk
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.inbound import commands, quotes, vocabulary
-from pbem.inbound.message import Inbound, Rejected, read_message
+from pbem.inbound.bounds import Rejected
+from pbem.inbound.message import Inbound, read_message
 from pbem.letters import board, replies
 from pbem.letters.heard import take_unread
 from pbem.models import Game, GameStatus, InboundMail, OutboxMessage, Seat, utcnow
@@ -89,7 +90,7 @@ class Handled:
 def handle_message(db: Engine, cfg: Config, raw: bytes, *, envelope_from: str | None = None,
                    envelope_rcpts: Iterable[str] = (), now: datetime | None = None) -> Handled:
     """Read one received email and act on it once (see the module docstring). Raises
-    `message.Rejected` (nothing stored: the receiver answers its 5xx code, the IMAP poller
+    `bounds.Rejected` (nothing stored: the receiver answers its 5xx code, the IMAP poller
     quarantines it) for a message over a bound or malformed."""
     try:
         mail = read_message(raw, envelope_from=envelope_from, envelope_rcpts=envelope_rcpts,

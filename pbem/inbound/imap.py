@@ -26,7 +26,7 @@ from sqlalchemy.engine import Engine
 from pbem.config import Config
 from pbem.db import is_outage
 from pbem.inbound.handler import handle_message
-from pbem.inbound.message import MAX_MESSAGE_BYTES, Rejected
+from pbem.inbound.bounds import MAX_MESSAGE_BYTES, Rejected
 from pbem.logging import redact_mail_loggers
 
 log = logging.getLogger("pbem.inbound")
