@@ -38,7 +38,7 @@ from pbem.db import session_scope
 from pbem.games import service, talk
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.inbound import commands, quotes, vocabulary
+from pbem.inbound import commands, ours, quotes, vocabulary
 from pbem.inbound.bounds import Rejected
 from pbem.inbound.message import Inbound, read_message
 from pbem.letters import board, replies
@@ -280,7 +280,7 @@ def move_labels(view: dict[str, Any], language: str | None) -> list[list[str]]:
 
 
 def our_email(session: Session, cfg: Config, seat: Seat, answered_ids: Iterable[str],
-              labels: list[list[str]]) -> quotes.OurEmail:
+              labels: list[list[str]]) -> ours.OurEmail:
     """What we sent `seat` that its reply may quote: the email it answers (by Message-ID) and the
     latest ones, their text and HTML; the move labels as printed; our link hosts."""
     sent = (col(OutboxMessage.seat_id) == seat.id, col(OutboxMessage.deferred).is_(None))
@@ -293,8 +293,8 @@ def our_email(session: Session, cfg: Config, seat: Seat, answered_ids: Iterable[
     if ids:
         for text, html in session.exec(select(OutboxMessage.text_body, OutboxMessage.html_body).where(
                 *sent, col(OutboxMessage.message_id).in_(ids))).all():
-            texts += [text, html]  # quotes.our_email reads HTML too
+            texts += [text, html]  # ours.our_email reads HTML too
     printed = [line for i, texts_of_move in enumerate(labels, 1) for label in texts_of_move
                for line in (label, f"{i}. {label}")]
     hosts = [h for h in (urlsplit(cfg.BASE_URL).hostname, links.reply_domain(cfg)) if h]
-    return quotes.our_email(texts, printed, hosts)
+    return ours.our_email(texts, printed, hosts)

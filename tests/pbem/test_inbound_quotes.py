@@ -20,7 +20,8 @@ from pbem import create_app
 from pbem.db import session_scope
 from pbem.games import service
 from pbem.inbound import quotes
-from pbem.inbound.quotes import OurEmail, line_key, our_email, strip_quotes
+from pbem.inbound.ours import OurEmail, line_key, our_email
+from pbem.inbound.quotes import strip_quotes
 from pbem.mail.writers import write_deferred
 from pbem.models import Game, OutboxMessage, OutboxStatus, utcnow
 from pbem.store import load_state
