@@ -8,8 +8,9 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from urllib.parse import urlsplit
+
+from pbem.inbound.html_text import our_html_lines
 
 # A line of ours may come back re-wrapped by the quoting client (at 72, 76, 78 characters,
 # less its indentation or quote marks): its first piece and its last words match too.
@@ -152,47 +153,4 @@ def _renderings(text: str) -> list[str]:
     cells each on a line, or a row on one line)."""
     if not _HTML.search(text[:4096]):
         return [text]
-    return [_html_lines(text, cells_are_lines=True), _html_lines(text, cells_are_lines=False)]
-
-
-class _HtmlLines(HTMLParser):
-    """The lines of one of our own HTML emails: each block a line, hidden parts left out."""
-
-    _BLOCKS = frozenset({"address", "article", "blockquote", "br", "caption", "dd", "div", "dl", "dt",
-                         "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "ol", "p",
-                         "pre", "section", "table", "tbody", "tfoot", "thead", "tr", "ul"})
-    _CELLS = frozenset({"td", "th"})
-    _HIDDEN = frozenset({"head", "script", "style", "title"})
-
-    def __init__(self, cells_are_lines: bool) -> None:
-        super().__init__(convert_charrefs=True)
-        self.cells_are_lines = cells_are_lines
-        self.parts: list[str] = []
-        self.hidden = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in self._HIDDEN:
-            self.hidden += 1
-        self._break(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self._HIDDEN and self.hidden:
-            self.hidden -= 1
-        self._break(tag)
-
-    def _break(self, tag: str) -> None:
-        if tag in self._BLOCKS or (self.cells_are_lines and tag in self._CELLS):
-            self.parts.append("\n")
-        elif tag in self._CELLS:
-            self.parts.append(" ")
-
-    def handle_data(self, data: str) -> None:
-        if not self.hidden:
-            self.parts.append(data.replace("\n", " "))
-
-
-def _html_lines(html: str, *, cells_are_lines: bool) -> str:
-    parser = _HtmlLines(cells_are_lines)
-    parser.feed(html)
-    parser.close()
-    return "".join(parser.parts)
+    return [our_html_lines(text, cells_are_lines=True), our_html_lines(text, cells_are_lines=False)]
