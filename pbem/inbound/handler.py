@@ -8,7 +8,8 @@ Message-ID acts once. Only replies with a verified token count against the sende
 
 What is read: only the writer's own new text (`quotes.strip_quotes`, which also cuts at the
 first line of an email we sent that seat), and a move only when it is named without doubt
-(`commands.read_reply`). Words go to the partner or the table only when the writer meant them:
+(`commands.read_reply`); what the reply asks for is a row of `COMMANDS` (a move, or talk).
+Words go to the partner or the table only when the writer meant them:
 a `say` line always, the reply's other lines only with a move that was played, everything sent
 to a talk address (`links.talk_address`: the Reply-To of a talk email).
 
@@ -20,7 +21,7 @@ emails and audit.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -179,6 +180,7 @@ class _Reply:
         self.passed = ""
 
     def act(self) -> Handled:
+        """What every reply goes through, then the command it asks for (`COMMANDS`)."""
         reading, game = self.reading, self.game
         if game.status != GameStatus.RUNNING:
             reason = _(NO_MOVE)  # check_running names every status that is not running
@@ -197,28 +199,45 @@ class _Reply:
         self._pass_on(reading.said)
         if self.token.version != game.version:
             return self._refused("old turn", _(MOVED_ON), since=self.token.version)
+        command = next(c for c in COMMANDS if c.asked(reading))
+        done = command.act(self)
+        return done if isinstance(done, Handled) else command.answer(self, done)
+
+    def _play(self) -> Handled | service.MoveOutcome:
+        """The move the reply names, played as a move link's is; a Handled when it is refused."""
+        reading = self.reading
         if reading.move is None:
-            if reading.problem is None and self.passed:
-                return self._talked()
-            if reading.remarks and reading.command is None and not reading.said \
-                    and talk.refusal(game, self.seats, self.seat) is None:
-                self.notes.append(_(SAY_TO_TALK))
-            return self._refused(reading.problem or "no move", reading.problem or _(
-                NO_MOVE if self.state.to_move == self.seat.position else NOT_YOUR_TURN))
+            return self._refused(reading.problem or "no move", reading.problem or self._no_move())
         if self.seat.handed_to_bot:
             return self._refused("bot plays", _(BOT_PLAYS))
         try:
-            outcome = service.apply_game_move(self.session, self.cfg, game.id, self.seat.position,  # type: ignore[arg-type]  # stored: its id is set
-                                              reading.move, expected_version=self.token.version,
-                                              source="player", now=self.now, game=game, seats=self.seats)
+            return service.apply_game_move(self.session, self.cfg, self.game.id, self.seat.position,  # type: ignore[arg-type]  # stored: its id is set
+                                           reading.move, expected_version=self.token.version,
+                                           source="player", now=self.now, game=self.game, seats=self.seats)
         except service.GameError as exc:
             return self._refused(exc.message, exc.message)
-        self._pass_on(reading.remarks)
-        after = load_state(game)
+
+    def _played(self, outcome: service.MoveOutcome) -> Handled:
+        """The reply's other lines go on with the move played, and the answer says what happened."""
+        self._pass_on(self.reading.remarks)
+        after = load_state(self.game)
         happened = [board.describe_event(e, after.players, self.seat.position) for e in outcome.events]
         played = board.describe_move(outcome.move, self.view)
         answered = self._answer(after, played=played, happened=happened)
-        return Handled("played", played, answered, game.id, self.passed)
+        return Handled("played", played, answered, self.game.id, self.passed)
+
+    def _talk(self) -> Handled | None:
+        """Words only: the say lines went on already (None: nothing more to do); when nothing
+        went, the reply is refused as having no move."""
+        reading = self.reading
+        if self.passed:
+            return None
+        if reading.remarks and not reading.said and talk.refusal(self.game, self.seats, self.seat) is None:
+            self.notes.append(_(SAY_TO_TALK))
+        return self._refused("no move", self._no_move())
+
+    def _no_move(self) -> str:
+        return _(NO_MOVE if self.state.to_move == self.seat.position else NOT_YOUR_TURN)
 
     def _pass_on(self, lines: list[str]) -> None:
         """Pass `lines` on to the partner or the table, and note for the answer what went to whom."""
@@ -249,6 +268,26 @@ class _Reply:
         heard = take_unread(self.session, self.game, self.seats, self.seat, self.now)
         return replies.queue_answer(self.session, self.cfg, self.game, self.seat, state, notes=self.notes,
                                     heard=heard, **kwargs) is not None
+
+
+@dataclass(frozen=True)
+class Command:
+    """One thing a reply may ask for: `asked` reads whether the reading asks for it, `act` does
+    it in the domain (a Handled when refused, else what it did) and `answer` answers that. The
+    first row whose `asked` is true acts: a new command ("status", "leave") is one row, before
+    talk, with its words in `vocabulary` and its reading in `commands.read_reply`."""
+
+    name: str
+    asked: Callable[[commands.Reading], bool]
+    act: Callable[[_Reply], Any]
+    answer: Callable[[_Reply, Any], Handled]
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("move", lambda reading: reading.command is not None, _Reply._play, _Reply._played),
+    # no command line: the reply is words only (a reading with a problem always has its command line)
+    Command("talk", lambda reading: True, _Reply._talk, lambda reply, _done: reply._talked()),
+)
 
 
 def _answer(session: Session, cfg: Config, game: Game, seat: Seat, state: engine.GameState, **kwargs: Any) -> bool:
