@@ -91,6 +91,12 @@ class GameNotRunning(GameError):
     status = 409
 
 
+class SeatHandedToBot(GameError):
+    """A bot plays the seat now: its player's moves wait until an admin hands it back."""
+
+    status = 409
+
+
 class GameNotOver(GameError):
     """Refused until the game is finished or aborted (its deck would give away the deal)."""
 
@@ -709,7 +715,7 @@ def refusal(session: Session, game: Game, position: int, move: dict[str, Any],
         return StaleMove(_("This link is from an older email: the game has moved on since. "
                            "Open your game page to see the moves you have now."))
     if player is not None and player.handed_to_bot:
-        return GameError(_("A bot plays your seat now; ask the game's admin to hand it back to you."), 409)
+        return SeatHandedToBot(_("A bot plays your seat now; ask the game's admin to hand it back to you."))
     if check_rules:
         try:
             engine.check_move(state or load_state(game), position, move)

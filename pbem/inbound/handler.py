@@ -44,7 +44,7 @@ from pbem.inbound.bounds import Rejected
 from pbem.inbound.message import Inbound, read_message
 from pbem.letters import board, replies
 from pbem.letters.heard import take_unread
-from pbem.models import Game, GameStatus, InboundMail, OutboxMessage, Seat, utcnow
+from pbem.models import Game, InboundMail, OutboxMessage, Seat, utcnow
 from pbem.store import load_state
 
 log = logging.getLogger("pbem.inbound")
@@ -66,7 +66,6 @@ TALK_ONLY_TABLE = lazy("your reply had no move in it, only words for the table."
 FLOOD = lazy("You sent more than %(limit)s replies in an hour: replies from your address are not read for a "
              "while. Nothing was played.")
 TALK_NOT_PASSED = lazy("The game is not running, so the words in your reply were not passed on.")
-BOT_PLAYS = lazy("A bot plays your seat now; ask the game's admin to hand it back to you.")
 NOT_PLAYED_NOT_PASSED = lazy("Nothing was played, so the other words of your reply were not passed on.")
 SAY_TO_TALK = lazy('Nothing was passed on: to send words without a move, start your reply with "say".')
 NO_MOVES_BY_TALK = lazy("Replies to a talk email pass words on and play no move: to move, reply to your "
@@ -181,24 +180,21 @@ class _Reply:
 
     def act(self) -> Handled:
         """What every reply goes through, then the command it asks for (`COMMANDS`)."""
-        reading, game = self.reading, self.game
-        if game.status != GameStatus.RUNNING:
-            reason = _(NO_MOVE)  # check_running names every status that is not running
-            try:
-                service.check_running(game)
-            except service.GameError as exc:
-                reason = exc.message
+        reading = self.reading
+        refused = self._refusal(None)  # the game is not running: paused, over or stopped
+        if refused is not None:
             if reading.said or reading.remarks:
                 self.notes.append(_(TALK_NOT_PASSED))
-            return self._refused(game.status, reason)
+            return self._worded(refused)
         if self.token.talk:
             self._pass_on([*reading.said, *reading.remarks])
             if reading.command is not None:
                 self.notes.append(_(NO_MOVES_BY_TALK))
             return self._talked() if self.passed else self._refused("talk address, nothing to pass on", _(NO_MOVE))
         self._pass_on(reading.said)
-        if self.token.version != game.version:
-            return self._refused("old turn", _(MOVED_ON), since=self.token.version)
+        refused = self._refusal(self.token.version)  # the turn emailed is over
+        if refused is not None:
+            return self._worded(refused)
         command = next(c for c in COMMANDS if c.asked(reading))
         done = command.act(self)
         return done if isinstance(done, Handled) else command.answer(self, done)
@@ -208,8 +204,9 @@ class _Reply:
         reading = self.reading
         if reading.move is None:
             return self._refused(reading.problem or "no move", reading.problem or self._no_move())
-        if self.seat.handed_to_bot:
-            return self._refused("bot plays", _(BOT_PLAYS))
+        refused = self._refusal(self.token.version, player=self.seat)  # a bot plays the seat
+        if refused is not None:
+            return self._worded(refused)
         try:
             return service.apply_game_move(self.session, self.cfg, self.game.id, self.seat.position,  # type: ignore[arg-type]  # stored: its id is set
                                            reading.move, expected_version=self.token.version,
@@ -235,6 +232,24 @@ class _Reply:
         if reading.remarks and not reading.said and talk.refusal(self.game, self.seats, self.seat) is None:
             self.notes.append(_(SAY_TO_TALK))
         return self._refused("no move", self._no_move())
+
+    def _refusal(self, version: int | None, player: Seat | None = None) -> service.GameError | None:
+        """Why the domain refuses a move of this seat now (`service.refusal`, its rules left to
+        the move itself): not running; with `version`, the turn emailed is over; with `player`,
+        a bot plays the seat."""
+        return service.refusal(self.session, self.game, self.seat.position, self.reading.move or {}, version,
+                               check_rules=False, player=player)
+
+    def _worded(self, refused: service.GameError) -> Handled:
+        """A refusal of the domain answered: its kind for the log, its sentence (an old turn in
+        the words of an email answered, not of a link) for the seat."""
+        if isinstance(refused, service.StaleMove):
+            return self._refused("old turn", _(MOVED_ON), since=self.token.version)
+        if isinstance(refused, service.GameNotRunning):
+            return self._refused(self.game.status, refused.message)
+        if isinstance(refused, service.SeatHandedToBot):
+            return self._refused("bot plays", refused.message)
+        return self._refused(refused.message, refused.message)
 
     def _no_move(self) -> str:
         return _(NO_MOVE if self.state.to_move == self.seat.position else NOT_YOUR_TURN)
