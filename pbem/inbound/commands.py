@@ -41,12 +41,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pbem.i18n import LANGUAGES
 from pbem.i18n import gettext as _
 from pbem.inbound.lexer import fold, lex, lexicon, words
 from pbem.inbound.move_match import (Outcome, label_index, label_key, label_tokens, line_outcome, move_facts,
                                      numbers_text, shown)
 from pbem.inbound.talk_lines import courteous, own_name, printed_cards, said_words, secret
-from pbem.inbound.vocabulary import CLOSING, FILLERS, LANGUAGES, POLITE
+from pbem.inbound.vocabulary import CLOSING, FILLERS, POLITE
 
 MAX_TEXT = 20_000  # characters of a reply looked at at all
 MAX_LINES = 200  # lines of a reply looked at at all
@@ -74,7 +75,7 @@ _SENT_FROM = re.compile(r"^(sent from|sent with|get outlook|envoy[ée] (de|depui
 
 
 def read_reply(text: str, legal_moves: list[dict[str, Any]], *, labels: list[list[str]] | None = None,
-               languages: tuple[str, ...] = LANGUAGES, own_names: Iterable[str] = ()) -> Reading:
+               languages: tuple[str, ...] = tuple(LANGUAGES), own_names: Iterable[str] = ()) -> Reading:
     """Read a reply whose quotes are already stripped (see the module docstring).
 
     `labels[i]`: the label(s) our emails printed for `legal_moves[i]`, in the seat's language and

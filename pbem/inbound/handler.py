@@ -39,7 +39,7 @@ from pbem.db import session_scope
 from pbem.games import service, talk
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.inbound import commands, ours, quotes, vocabulary
+from pbem.inbound import commands, ours, quotes
 from pbem.inbound.bounds import Rejected
 from pbem.inbound.message import Inbound, read_message
 from pbem.letters import board, replies
@@ -311,7 +311,7 @@ def _answer(session: Session, cfg: Config, game: Game, seat: Seat, state: engine
 
 def reading_languages(language: str | None) -> tuple[str, ...]:
     """The languages a seat's reply is read in: its own, then English."""
-    own = language if language in vocabulary.LANGUAGES else "en"
+    own = language if language in i18n.LANGUAGES else "en"
     return (own,) if own == "en" else (own, "en")
 
 

@@ -7,9 +7,10 @@ from typing import NamedTuple
 
 import engine
 
+from pbem.i18n import LANGUAGES
 from pbem.inbound.lexer import Token, lex, lexicon
 from pbem.inbound.vocabulary import (ADMIRAL, ATTACK, CAPTAIN, CODE, COLOUR, DEFEND, DISCARD, DRAW, FILLERS,
-                                     GOLD, LANGUAGES, MERCHANT, MINE, NUMBER, NUMBER_LINE, NUMWORD, OF, ON, OR,
+                                     GOLD, MERCHANT, MINE, NUMBER, NUMBER_LINE, NUMWORD, OF, ON, OR,
                                      PLAY, POSS, SHIP, VERBS, WORD)
 
 @dataclass(frozen=True)
@@ -317,7 +318,7 @@ def _spec(verbs: set[str], cards: list[_Card], ships: list[_Ship], bare: list[in
                 own_ship=aim.mine if aim else False, certain=card.code is not None and target is not None)
 
 
-def read_command(line: str, languages: tuple[str, ...] = LANGUAGES) -> Command | None:
+def read_command(line: str, languages: tuple[str, ...] = tuple(LANGUAGES)) -> Command | None:
     """The move `line` names in full, or None (talk, courtesy, or not a whole move)."""
     parsed = parse(lex(line, lexicon(tuple(languages))))
     if not isinstance(parsed, Spec):

@@ -1,7 +1,8 @@
 """How players write moves, per language: the kinds of words a reply's lines are made of, and
 the phrases of each kind in every language we read (`lexer` indexes them).
 
-A new language is one more entry of `VOCABULARIES` (its key a code of `pbem.i18n.LANGUAGES`).
+A new language is one more entry of `VOCABULARIES`: its keys are `pbem.i18n.LANGUAGES`, the one
+list of languages (a test checks they are the same).
 """
 from __future__ import annotations
 
@@ -133,6 +134,5 @@ VOCABULARIES: dict[str, dict[str, tuple[str, ...]]] = {
         SAY: ("nói",), TELL: ("nhắn",),
     },
 }
-LANGUAGES: tuple[str, ...] = tuple(VOCABULARIES)
 LATIN = frozenset({"en", "fr"})  # a word with accents may be matched folded only in these...
 FRENCH = frozenset("àâäçéèêëîïôöùûüÿœæ")  # ...and only when its accents are French ones

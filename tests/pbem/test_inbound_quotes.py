@@ -16,7 +16,7 @@ from game_helpers import LINK_RE, cfg_of, db_of, outbox, start_game
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from pbem import create_app
+from pbem import create_app, i18n
 from pbem.db import session_scope
 from pbem.games import service
 from pbem.inbound import quotes
@@ -26,7 +26,7 @@ from pbem.mail.writers import write_deferred
 from pbem.models import Game, OutboxMessage, OutboxStatus, utcnow
 from pbem.store import load_state
 
-LANGS = ("en", "fr", "vi")
+LANGS = tuple(i18n.LANGUAGES)
 KORSAR = "Korsar <korsar@korsar.test>"
 HOSTS = ("korsar.test",)
 
