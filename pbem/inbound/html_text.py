@@ -36,6 +36,9 @@ What is dropped (issue 22):
   `-------- Original message --------` in any language.
 End tags with no open element are ignored by the parser, and `</body>`/`</html>` (found inside
 quoted documents) are removed first: libxml2 would let them close an open quote.
+
+`our_html_lines` reads one of our own emails with the same parser, whole (`ours` matches a
+reply's lines against it).
 """
 from __future__ import annotations
 
