@@ -3,12 +3,17 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PG_TEST_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 
-.PHONY: install run test lint test-sqlite test-postgres bench clean \
+.PHONY: install run test lint test-sqlite test-postgres bench clean languages \
 	translations translations-extract translations-update translations-compile
 
 TRANSLATIONS := pbem/translations
 DOMAINS := emails pages
-LANGUAGES := fr vi
+# The translated languages: pbem/i18n.py's LANGUAGES but its DEFAULT, the one list, read from its
+# source with sed (no venv needed yet); `make languages` prints them (test_i18n_catalogs.py checks).
+I18N := pbem/i18n.py
+DEFAULT_LANGUAGE := $(shell sed -n 's/^DEFAULT = "\([^"]*\)".*/\1/p' $(I18N))
+LANGUAGES := $(filter-out $(DEFAULT_LANGUAGE),$(shell sed -n 's/^LANGUAGES[^{]*{\(.*\)}.*/\1/p' $(I18N) \
+	| grep -o '"[A-Za-z_]*":' | tr -d '":'))
 BABEL := $(VENV)/bin/pybabel
 PO_FILES := $(wildcard $(TRANSLATIONS)/*/LC_MESSAGES/*.po)
 MO_FILES := $(PO_FILES:.po=.mo)
@@ -50,6 +55,9 @@ translations-compile: $(VENV)/.installed
 	done
 
 translations: translations-update translations-compile
+
+languages:
+	@echo $(LANGUAGES)
 
 run: install
 	$(PY) -m pbem.devserver

@@ -128,11 +128,15 @@ def prepare(url: str) -> str:
 
 def run_one(case: str, target: str, url: str, to: str) -> dict[str, Any]:
     """In this (fresh) process: one hostile email through `target`."""
-    from pbem.inbound import message
     from pbem.inbound.message import read_message
 
-    # Before issue 22 there was only TooLarge; the bench measures that code too.
-    refused: type[Exception] = getattr(message, "Rejected", message.TooLarge)
+    # The bench measures older code too: the errors live in `bounds` since issue 24, in `message`
+    # before, and before issue 22 there was only TooLarge.
+    try:
+        from pbem.inbound import bounds as errors
+    except ImportError:
+        from pbem.inbound import message as errors  # type: ignore[no-redef]
+    refused: type[Exception] = getattr(errors, "Rejected", errors.TooLarge)
     raw = CASES[case](to).replace(b"<hostile@bench.test>", f"<{case}@bench.test>".encode())
     call: Callable[[], str]
     if target == "read":

@@ -34,6 +34,12 @@ class GameNotRunning(GameError):
     status = 409
 
 
+class SeatHandedToBot(GameError):
+    """A bot plays the seat now: its player's moves wait until an admin hands it back."""
+
+    status = 409
+
+
 class GameNotOver(GameError):
     """Refused until the game is finished or aborted (its deck would give away the deal)."""
 

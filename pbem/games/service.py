@@ -34,7 +34,7 @@ from pbem.models import Game, GameStatus, MoveRecord, Seat, SeatKind, utcnow
 from pbem.store import dump_state, load_state
 from pbem.games.address_prefs import remembered_preferences, seat_preferences
 from pbem.games.finish import finish_game
-from pbem.games.errors import GameError, GameNotRunning, IllegalMoveError, NotFound, StaleMove
+from pbem.games.errors import GameError, GameNotRunning, IllegalMoveError, NotFound, SeatHandedToBot, StaleMove
 from pbem.games.setup import SeatSpec, check_setup, refuse_suppressed
 
 # Forced turns played one after another at most (a game is shorter: I2), then a turn email.
@@ -264,7 +264,7 @@ def refusal(session: Session, game: Game, position: int, move: dict[str, Any],
         return StaleMove(_("This link is from an older email: the game has moved on since. "
                            "Open your game page to see the moves you have now."))
     if player is not None and player.handed_to_bot:
-        return GameError(_("A bot plays your seat now; ask the game's admin to hand it back to you."), 409)
+        return SeatHandedToBot(_("A bot plays your seat now; ask the game's admin to hand it back to you."))
     if check_rules:
         try:
             engine.check_move(state or load_state(game), position, move)

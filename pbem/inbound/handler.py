@@ -8,7 +8,8 @@ Message-ID acts once. Only replies with a verified token count against the sende
 
 What is read: only the writer's own new text (`quotes.strip_quotes`, which also cuts at the
 first line of an email we sent that seat), and a move only when it is named without doubt
-(`commands.read_reply`). Words go to the partner or the table only when the writer meant them:
+(`commands.read_reply`); what the reply asks for is a row of `COMMANDS` (a move, or talk).
+Words go to the partner or the table only when the writer meant them:
 a `say` line always, the reply's other lines only with a move that was played, everything sent
 to a talk address (`links.talk_address`: the Reply-To of a talk email).
 
@@ -20,7 +21,7 @@ emails and audit.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -39,11 +40,12 @@ from pbem.db import session_scope
 from pbem.games import errors, service, talk
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.inbound import commands, quotes
-from pbem.inbound.message import Inbound, Rejected, read_message
+from pbem.inbound import commands, ours, quotes
+from pbem.inbound.bounds import Rejected
+from pbem.inbound.message import Inbound, read_message
 from pbem.letters import board, replies
 from pbem.letters.heard import take_unread
-from pbem.models import Game, GameStatus, InboundMail, OutboxMessage, Seat, utcnow
+from pbem.models import Game, InboundMail, OutboxMessage, Seat, utcnow
 from pbem.store import load_state
 
 log = logging.getLogger("pbem.inbound")
@@ -65,7 +67,6 @@ TALK_ONLY_TABLE = lazy("your reply had no move in it, only words for the table."
 FLOOD = lazy("You sent more than %(limit)s replies in an hour: replies from your address are not read for a "
              "while. Nothing was played.")
 TALK_NOT_PASSED = lazy("The game is not running, so the words in your reply were not passed on.")
-BOT_PLAYS = lazy("A bot plays your seat now; ask the game's admin to hand it back to you.")
 NOT_PLAYED_NOT_PASSED = lazy("Nothing was played, so the other words of your reply were not passed on.")
 SAY_TO_TALK = lazy('Nothing was passed on: to send words without a move, start your reply with "say".')
 NO_MOVES_BY_TALK = lazy("Replies to a talk email pass words on and play no move: to move, reply to your "
@@ -90,7 +91,7 @@ class Handled:
 def handle_message(db: Engine, cfg: Config, raw: bytes, *, envelope_from: str | None = None,
                    envelope_rcpts: Iterable[str] = (), now: datetime | None = None) -> Handled:
     """Read one received email and act on it once (see the module docstring). Raises
-    `message.Rejected` (nothing stored: the receiver answers its 5xx code, the IMAP poller
+    `bounds.Rejected` (nothing stored: the receiver answers its 5xx code, the IMAP poller
     quarantines it) for a message over a bound or malformed."""
     try:
         mail = read_message(raw, envelope_from=envelope_from, envelope_rcpts=envelope_rcpts,
@@ -179,46 +180,80 @@ class _Reply:
         self.passed = ""
 
     def act(self) -> Handled:
-        reading, game = self.reading, self.game
-        if game.status != GameStatus.RUNNING:
-            reason = _(NO_MOVE)  # check_running names every status that is not running
-            try:
-                service.check_running(game)
-            except errors.GameError as exc:
-                reason = exc.message
+        """What every reply goes through, then the command it asks for (`COMMANDS`)."""
+        reading = self.reading
+        refused = self._refusal(None)  # the game is not running: paused, over or stopped
+        if refused is not None:
             if reading.said or reading.remarks:
                 self.notes.append(_(TALK_NOT_PASSED))
-            return self._refused(game.status, reason)
+            return self._worded(refused)
         if self.token.talk:
             self._pass_on([*reading.said, *reading.remarks])
             if reading.command is not None:
                 self.notes.append(_(NO_MOVES_BY_TALK))
             return self._talked() if self.passed else self._refused("talk address, nothing to pass on", _(NO_MOVE))
         self._pass_on(reading.said)
-        if self.token.version != game.version:
-            return self._refused("old turn", _(MOVED_ON), since=self.token.version)
+        refused = self._refusal(self.token.version)  # the turn emailed is over
+        if refused is not None:
+            return self._worded(refused)
+        command = next(c for c in COMMANDS if c.asked(reading))
+        done = command.act(self)
+        return done if isinstance(done, Handled) else command.answer(self, done)
+
+    def _play(self) -> Handled | service.MoveOutcome:
+        """The move the reply names, played as a move link's is; a Handled when it is refused."""
+        reading = self.reading
         if reading.move is None:
-            if reading.problem is None and self.passed:
-                return self._talked()
-            if reading.remarks and reading.command is None and not reading.said \
-                    and talk.refusal(game, self.seats, self.seat) is None:
-                self.notes.append(_(SAY_TO_TALK))
-            return self._refused(reading.problem or "no move", reading.problem or _(
-                NO_MOVE if self.state.to_move == self.seat.position else NOT_YOUR_TURN))
-        if self.seat.handed_to_bot:
-            return self._refused("bot plays", _(BOT_PLAYS))
+            return self._refused(reading.problem or "no move", reading.problem or self._no_move())
+        refused = self._refusal(self.token.version, player=self.seat)  # a bot plays the seat
+        if refused is not None:
+            return self._worded(refused)
         try:
-            outcome = service.apply_game_move(self.session, self.cfg, game.id, self.seat.position,  # type: ignore[arg-type]  # stored: its id is set
-                                              reading.move, expected_version=self.token.version,
-                                              source="player", now=self.now, game=game, seats=self.seats)
+            return service.apply_game_move(self.session, self.cfg, self.game.id, self.seat.position,  # type: ignore[arg-type]  # stored: its id is set
+                                           reading.move, expected_version=self.token.version,
+                                           source="player", now=self.now, game=self.game, seats=self.seats)
         except errors.GameError as exc:
             return self._refused(exc.message, exc.message)
-        self._pass_on(reading.remarks)
-        after = load_state(game)
+
+    def _played(self, outcome: service.MoveOutcome) -> Handled:
+        """The reply's other lines go on with the move played, and the answer says what happened."""
+        self._pass_on(self.reading.remarks)
+        after = load_state(self.game)
         happened = [board.describe_event(e, after.players, self.seat.position) for e in outcome.events]
         played = board.describe_move(outcome.move, self.view)
         answered = self._answer(after, played=played, happened=happened)
-        return Handled("played", played, answered, game.id, self.passed)
+        return Handled("played", played, answered, self.game.id, self.passed)
+
+    def _talk(self) -> Handled | None:
+        """Words only: the say lines went on already (None: nothing more to do); when nothing
+        went, the reply is refused as having no move."""
+        reading = self.reading
+        if self.passed:
+            return None
+        if reading.remarks and not reading.said and talk.refusal(self.game, self.seats, self.seat) is None:
+            self.notes.append(_(SAY_TO_TALK))
+        return self._refused("no move", self._no_move())
+
+    def _refusal(self, version: int | None, player: Seat | None = None) -> errors.GameError | None:
+        """Why the domain refuses a move of this seat now (`service.refusal`, its rules left to
+        the move itself): not running; with `version`, the turn emailed is over; with `player`,
+        a bot plays the seat."""
+        return service.refusal(self.session, self.game, self.seat.position, self.reading.move or {}, version,
+                               check_rules=False, player=player)
+
+    def _worded(self, refused: errors.GameError) -> Handled:
+        """A refusal of the domain answered: its kind for the log, its sentence (an old turn in
+        the words of an email answered, not of a link) for the seat."""
+        if isinstance(refused, errors.StaleMove):
+            return self._refused("old turn", _(MOVED_ON), since=self.token.version)
+        if isinstance(refused, errors.GameNotRunning):
+            return self._refused(self.game.status, refused.message)
+        if isinstance(refused, errors.SeatHandedToBot):
+            return self._refused("bot plays", refused.message)
+        return self._refused(refused.message, refused.message)
+
+    def _no_move(self) -> str:
+        return _(NO_MOVE if self.state.to_move == self.seat.position else NOT_YOUR_TURN)
 
     def _pass_on(self, lines: list[str]) -> None:
         """Pass `lines` on to the partner or the table, and note for the answer what went to whom."""
@@ -251,13 +286,33 @@ class _Reply:
                                     heard=heard, **kwargs) is not None
 
 
+@dataclass(frozen=True)
+class Command:
+    """One thing a reply may ask for: `asked` reads whether the reading asks for it, `act` does
+    it in the domain (a Handled when refused, else what it did) and `answer` answers that. The
+    first row whose `asked` is true acts: a new command ("status", "leave") is one row, before
+    talk, with its words in `vocabulary` and its reading in `commands.read_reply`."""
+
+    name: str
+    asked: Callable[[commands.Reading], bool]
+    act: Callable[[_Reply], Any]
+    answer: Callable[[_Reply, Any], Handled]
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("move", lambda reading: reading.command is not None, _Reply._play, _Reply._played),
+    # no command line: the reply is words only (a reading with a problem always has its command line)
+    Command("talk", lambda reading: True, _Reply._talk, lambda reply, _done: reply._talked()),
+)
+
+
 def _answer(session: Session, cfg: Config, game: Game, seat: Seat, state: engine.GameState, **kwargs: Any) -> bool:
     return replies.queue_answer(session, cfg, game, seat, state, **kwargs) is not None
 
 
 def reading_languages(language: str | None) -> tuple[str, ...]:
     """The languages a seat's reply is read in: its own, then English."""
-    own = language if language in commands.LANGUAGES else "en"
+    own = language if language in i18n.LANGUAGES else "en"
     return (own,) if own == "en" else (own, "en")
 
 
@@ -280,7 +335,7 @@ def move_labels(view: PlayerView, language: str | None) -> list[list[str]]:
 
 
 def our_email(session: Session, cfg: Config, seat: Seat, answered_ids: Iterable[str],
-              labels: list[list[str]]) -> quotes.OurEmail:
+              labels: list[list[str]]) -> ours.OurEmail:
     """What we sent `seat` that its reply may quote: the email it answers (by Message-ID) and the
     latest ones, their text and HTML; the move labels as printed; our link hosts."""
     sent = (col(OutboxMessage.seat_id) == seat.id, col(OutboxMessage.deferred).is_(None))
@@ -293,8 +348,8 @@ def our_email(session: Session, cfg: Config, seat: Seat, answered_ids: Iterable[
     if ids:
         for text, html in session.exec(select(OutboxMessage.text_body, OutboxMessage.html_body).where(
                 *sent, col(OutboxMessage.message_id).in_(ids))).all():
-            texts += [text, html]  # quotes.our_email reads HTML too
+            texts += [text, html]  # ours.our_email reads HTML too
     printed = [line for i, texts_of_move in enumerate(labels, 1) for label in texts_of_move
                for line in (label, f"{i}. {label}")]
     hosts = [h for h in (urlsplit(cfg.BASE_URL).hostname, links.reply_domain(cfg)) if h]
-    return quotes.our_email(texts, printed, hosts)
+    return ours.our_email(texts, printed, hosts)

@@ -36,6 +36,9 @@ What is dropped (issue 22):
   `-------- Original message --------` in any language.
 End tags with no open element are ignored by the parser, and `</body>`/`</html>` (found inside
 quoted documents) are removed first: libxml2 would let them close an open quote.
+
+`our_html_lines` reads one of our own emails with the same parser, whole (`ours` matches a
+reply's lines against it).
 """
 from __future__ import annotations
 
@@ -181,3 +184,35 @@ def _lines_until_separator(text: str) -> str:
             break
         lines.append(line)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+# ---------------------------------------------------------------- our own HTML, whole
+# What starts and ends a line in our own emails, and what is never shown.
+_OUR_BLOCKS = frozenset({"address", "article", "blockquote", "br", "caption", "dd", "div", "dl", "dt", "footer",
+                         "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "ol", "p", "pre", "section",
+                         "table", "tbody", "tfoot", "thead", "tr", "ul"})
+_OUR_HIDDEN = frozenset({"head", "script", "style", "title"})
+
+
+def our_html_lines(html: str, *, cells_are_lines: bool) -> str:
+    """One of our own HTML emails as lines, whole (nothing in it is a quote): each block a line,
+    a table's cells each on a line or a row on one line (the two ways clients render it), hidden
+    parts left out. The same lxml parser as `html_to_text`, linear on any nesting."""
+    root = _parse(html)
+    if root is None:
+        return ""
+    parts: list[str] = []
+    walker = etree.iterwalk(root, events=("start", "end", "comment"))
+    for event, element in walker:
+        tag = element.tag.lower() if event != "comment" and isinstance(element.tag, str) else ""
+        if event == "start" and tag in _OUR_HIDDEN:
+            walker.skip_subtree()
+            continue  # its end event comes next and adds its tail
+        if tag in _OUR_BLOCKS or (cells_are_lines and tag in _CELLS):
+            parts.append("\n")
+        elif tag in _CELLS:
+            parts.append(" ")
+        piece = element.text if event == "start" else element.tail
+        if piece:
+            parts.append(piece.replace("\n", " "))
+    return "".join(parts)

@@ -4,7 +4,7 @@ hands each to the one handler and then marks it seen; then waits with IDLE where
 (else polls). A message read twice (a crash between the two) acts once: its Message-ID is stored.
 
 One message never stops the poller: a message over MAX_MESSAGE_BYTES (never downloaded), one
-the handler rejects (`message.Rejected`) and one whose handling fails for any other reason than
+the handler rejects (`bounds.Rejected`) and one whose handling fails for any other reason than
 a database outage are moved to IMAP_QUARANTINE (created if missing; where the server cannot,
 flagged \\Flagged and \\Seen instead) and logged with their UID and why. A database outage
 (`pbem.db.is_outage`) stops the poll and leaves that message and every later one unseen for the
@@ -26,7 +26,7 @@ from sqlalchemy.engine import Engine
 from pbem.config import Config
 from pbem.db import is_outage
 from pbem.inbound.handler import handle_message
-from pbem.inbound.message import MAX_MESSAGE_BYTES, Rejected
+from pbem.inbound.bounds import MAX_MESSAGE_BYTES, Rejected
 from pbem.logging import redact_mail_loggers
 
 log = logging.getLogger("pbem.inbound")

@@ -27,13 +27,10 @@ from __future__ import annotations
 
 import logging
 import re
-import unicodedata
-from collections.abc import Iterable
-from dataclasses import dataclass
-from html.parser import HTMLParser
-from urllib.parse import urlsplit
 
 from mailparser_reply.constants import MAIL_LANGUAGES
+
+from pbem.inbound.ours import NOTHING_OURS, QUOTE_MARKS, OurEmail, is_label, line_key, names_host, normal
 
 log = logging.getLogger("pbem.inbound")
 
@@ -47,191 +44,6 @@ MAX_HEADER_NAME_CHARS = 30
 LIBRARY_LINE_CHARS = 200
 LIBRARY_CHECKS = 20
 MAX_SENT_FROM_CHARS = 100
-# A line of ours may come back re-wrapped by the quoting client (at 72, 76, 78 characters,
-# less its indentation or quote marks): its first piece and its last words match too.
-WRAP_WIDTHS = (50, 80)
-WRAPPED_TAIL_CHARS = 20
-MAX_WRAPPED_LINE_CHARS = 1_000
-
-
-@dataclass(frozen=True)
-class OurEmail:
-    """What we sent the seat, as its reply may quote it (built by `our_email`)."""
-
-    lines: frozenset[str]  # line_key() of every meaningful line of the emails we sent this seat
-    labels: frozenset[str]  # line_key() of each move label as printed, with and without its number
-    hosts: tuple[str, ...]  # our link host(s) and reply domain, lower-case ("korsar.test")
-    # (key, key of the next non-blank line) in our emails: a copied label followed by what
-    # follows it in our email is quoted, not typed.
-    follows: frozenset[tuple[str, str]] = frozenset()
-
-
-_NOTHING_OURS = OurEmail(frozenset(), frozenset(), ())
-
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff\u00ad"))
-_QUOTE_MARKS = ">|"
-_BULLETS = "-*•·–—▪◦‣●○"
-_EMPHASIS = "*_"
-_LABEL_NUMBER = re.compile(r"\d{1,3}[.)] ")
-
-
-def _normal(line: str) -> str:
-    """NFKC (full-width colons and no-break spaces become plain ones), invisible marks gone."""
-    return unicodedata.normalize("NFKC", line).translate(_INVISIBLE)
-
-
-def line_key(line: str) -> str:
-    """How a line is compared with ours: quote marks, indentation, spacing, case and emphasis
-    do not count; a bullet does ("  - Green 2" of a hand is not the writer's "Green 2")."""
-    text = _normal(line)
-    start = 0
-    while start < len(text) and (text[start] in _QUOTE_MARKS or text[start].isspace()):
-        start += 1
-    key = " ".join(text[start:].casefold().split())
-    if len(key) > 2 and key[0] in _EMPHASIS and key[-1] in _EMPHASIS:
-        key = key.strip(_EMPHASIS + " ")
-    if len(key) > 2 and key[0] in _BULLETS and key[1] == " ":
-        key = "- " + key[2:]
-    return key
-
-
-def _meaningful(key: str) -> bool:
-    """A line that says something, so that it cannot be the writer's by chance: not blank,
-    "--", "1.", a lone word ("Gold", a player's name), a word and a number ("Vaisseau 2") or a
-    few letters ("3 gold"); an item of a list is ("  - Red 3": no writer types the bullet)."""
-    letters = sum(1 for c in key if c.isalpha())
-    if key.startswith("- "):
-        return letters >= 3
-    return letters >= 5 and sum(1 for word in key.split(" ") if any(c.isalpha() for c in word)) >= 2
-
-
-def _unnumbered(key: str) -> str:
-    match = _LABEL_NUMBER.match(key)
-    return key[match.end():] if match else key
-
-
-def _forms(key: str) -> set[str]:
-    """`key` and, for a long line, the first piece a client that re-wraps it at some width
-    from WRAP_WIDTHS makes of it (indentation and quote marks allowed for), and its last
-    words (a piece a careless client leaves unmarked)."""
-    if not _meaningful(key):
-        return set()
-    forms = {key}
-    if WRAP_WIDTHS[0] < len(key) <= MAX_WRAPPED_LINE_CHARS:
-        words = key.split(" ")
-        for cut in range(1, len(words)):
-            head, tail = " ".join(words[:cut]), " ".join(words[cut:])
-            fits = len(head) <= WRAP_WIDTHS[1] and len(head) + 1 + len(words[cut]) > WRAP_WIDTHS[0]
-            if fits and _meaningful(head):
-                forms.add(head)
-            if WRAPPED_TAIL_CHARS <= len(tail) <= WRAP_WIDTHS[1] and _meaningful(tail):
-                forms.add(tail)
-    return forms
-
-
-def _host(host: str) -> str:
-    host = host.strip().casefold()
-    if "//" in host:
-        host = urlsplit(host).hostname or ""
-    return host.strip(".@")
-
-
-def our_email(texts: Iterable[str], labels: Iterable[str], hosts: Iterable[str]) -> OurEmail:
-    """What the seat's reply may quote of the emails we sent it: `texts` (their text parts;
-    an HTML part is read into lines here too), the move `labels` as printed and our `hosts`."""
-    label_keys: set[str] = set()
-    for label in labels:
-        key = line_key(label)
-        if key:
-            label_keys.update((key, _unnumbered(key)))
-    lines: set[str] = set()
-    follows: set[tuple[str, str]] = set()
-    known: dict[str, set[str]] = {}  # the forms of each key (our emails repeat most lines)
-    for text in texts:
-        for rendering in _renderings(text or ""):
-            keys = [k for k in map(line_key, rendering.split("\n")) if k]
-            for key in keys:
-                if key not in known:  # a label is matched whole: a piece of one is the writer's
-                    known[key] = _forms(key) if not _is_label(key, label_keys) else {key} & _forms(key)
-                lines.update(known[key])
-            for key, following in zip(keys, keys[1:]):
-                follows.update((key, form) for form in known[following] | {following})
-    return OurEmail(lines=frozenset(lines), labels=frozenset(label_keys),
-                    hosts=tuple(sorted({h for h in map(_host, hosts) if h})), follows=frozenset(follows))
-
-
-def _is_label(key: str, labels: frozenset[str] | set[str]) -> bool:
-    return key in labels or _unnumbered(key) in labels
-
-
-def _names_host(key: str, hosts: tuple[str, ...]) -> bool:
-    """`key` (case-folded) holds one of `hosts` as a whole domain name ("@korsar.test",
-    "//korsar.test/", "www.korsar.test"), not inside another ("korsar.testing")."""
-    for host in hosts:
-        at = key.find(host)
-        while at >= 0:
-            before = key[at - 1] if at else " "
-            end = at + len(host)
-            after = key[end] if end < len(key) else " "
-            if not (before.isalnum() or before == "-") and not (after.isalnum() or after == "-"):
-                return True
-            at = key.find(host, at + 1)
-    return False
-
-
-# ---------------------------------------------------------------- our HTML, as lines
-_HTML = re.compile(r"<(?:!doctype|html|body|table|div|p|br|span|td)\b", re.I)
-
-
-def _renderings(text: str) -> list[str]:
-    """`text` as lines; an HTML email in the two ways clients turn it into text (a table's
-    cells each on a line, or a row on one line)."""
-    if not _HTML.search(text[:4096]):
-        return [text]
-    return [_html_lines(text, cells_are_lines=True), _html_lines(text, cells_are_lines=False)]
-
-
-class _HtmlLines(HTMLParser):
-    """The lines of one of our own HTML emails: each block a line, hidden parts left out."""
-
-    _BLOCKS = frozenset({"address", "article", "blockquote", "br", "caption", "dd", "div", "dl", "dt",
-                         "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "ol", "p",
-                         "pre", "section", "table", "tbody", "tfoot", "thead", "tr", "ul"})
-    _CELLS = frozenset({"td", "th"})
-    _HIDDEN = frozenset({"head", "script", "style", "title"})
-
-    def __init__(self, cells_are_lines: bool) -> None:
-        super().__init__(convert_charrefs=True)
-        self.cells_are_lines = cells_are_lines
-        self.parts: list[str] = []
-        self.hidden = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in self._HIDDEN:
-            self.hidden += 1
-        self._break(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self._HIDDEN and self.hidden:
-            self.hidden -= 1
-        self._break(tag)
-
-    def _break(self, tag: str) -> None:
-        if tag in self._BLOCKS or (self.cells_are_lines and tag in self._CELLS):
-            self.parts.append("\n")
-        elif tag in self._CELLS:
-            self.parts.append(" ")
-
-    def handle_data(self, data: str) -> None:
-        if not self.hidden:
-            self.parts.append(data.replace("\n", " "))
-
-
-def _html_lines(html: str, *, cells_are_lines: bool) -> str:
-    parser = _HtmlLines(cells_are_lines)
-    parser.feed(html)
-    parser.close()
-    return "".join(parser.parts)
 
 
 # ---------------------------------------------------------------- how clients quote
@@ -361,7 +173,7 @@ def _has_address(value: str) -> bool:
 
 def _header(line: str) -> tuple[str, str] | None:
     """("name", "value") of a "Name: value" line as mail headers are written, or None."""
-    if not line or line[0] in _QUOTE_MARKS:
+    if not line or line[0] in QUOTE_MARKS:
         return None
     colon = line.find(":", 0, MAX_HEADER_NAME_CHARS + 4)
     if colon <= 0:
@@ -413,7 +225,7 @@ class _Reply:
 
     def __init__(self, text: str, ours: OurEmail) -> None:
         self.raw = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        self.norm = [_normal(line).strip() for line in self.raw]
+        self.norm = [normal(line).strip() for line in self.raw]
         self.ours = ours
         self.budget = _Budget(LIBRARY_CHECKS)
         n = len(self.raw)
@@ -481,15 +293,15 @@ class _Reply:
         move label is the writer's unless what follows it in our email follows it."""
         key = line_key(self.norm[i])
         ours = self.ours
-        if key not in ours.lines and not _names_host(key, ours.hosts):
+        if key not in ours.lines and not names_host(key, ours.hosts):
             return False
-        if not _is_label(key, ours.labels):
+        if not is_label(key, ours.labels):
             return True
         after = self.next_line[i + 1]
         if after >= len(self.raw) or self.marked[after]:
             return False
         following = line_key(self.norm[after])
-        return (_names_host(following, ours.hosts) or _is_label(following, ours.labels)
+        return (names_host(following, ours.hosts) or is_label(following, ours.labels)
                 or (key, following) in ours.follows)
 
 
@@ -510,7 +322,7 @@ def strip_quotes(text: str, ours: OurEmail | None = None) -> str:
     """Only the writer's own new text of a reply (see the module docstring); `ours` is what
     we sent the seat. Never raises: on a fault nothing of the reply is read."""
     try:
-        return _Reply(text[:MAX_TEXT_CHARS], ours or _NOTHING_OURS).new_text()
+        return _Reply(text[:MAX_TEXT_CHARS], ours or NOTHING_OURS).new_text()
     except Exception as exc:  # noqa: BLE001  reading nothing is safe; reading a quote is not
         log.error("reply text not read: quote stripping failed (%s)", type(exc).__name__)
         return ""

@@ -6,7 +6,7 @@ once it is stored.
 What a sender hears, so that nothing is retried for days that never will be read:
 - RCPT to anything but one of our reply addresses: 550; more than MAX_RECIPIENTS: 452 for the rest.
 - DATA over MAX_MESSAGE_BYTES: 552 (aiosmtpd, during DATA); a line over 1001 bytes: 500 (aiosmtpd);
-  a message the handler rejects (`message.Rejected`, over a bound or malformed): its 5xx code.
+  a message the handler rejects (`bounds.Rejected`, over a bound or malformed): its 5xx code.
 - 451 only when the database is away (`pbem.db.is_outage`): the sender retries, and is right to.
   Any other failure is logged and answered 554 5.6.0.
 
@@ -32,7 +32,7 @@ from pbem import links
 from pbem.config import Config
 from pbem.db import is_outage
 from pbem.inbound.handler import handle_message
-from pbem.inbound.message import MAX_MESSAGE_BYTES, Rejected
+from pbem.inbound.bounds import MAX_MESSAGE_BYTES, Rejected
 from pbem.logging import redact, redact_mail_loggers
 
 log = logging.getLogger("pbem.inbound")

@@ -43,7 +43,7 @@ from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games import service
 from pbem import store
-from pbem.inbound import commands, handler, message
+from pbem.inbound import bounds, commands, handler
 from pbem.mail import writers
 from pbem.mail.mime import build_message
 from pbem.models import MoveRecord, OutboxMessage, OutboxStatus, Seat, TalkMessage, utcnow
@@ -953,7 +953,7 @@ def run_row(db: Engine, cfg: Config, row: Row, serial: int) -> Verdict:
         try:
             handled = handler.handle_message(db, cfg, raw, **envelope)
             reason = handled.reason
-        except message.Rejected as exc:  # refused before it is read: a 5xx, nothing stored
+        except bounds.Rejected as exc:  # refused before it is read: a 5xx, nothing stored
             rejected, reason = f"rejected {exc.code}", exc.reason
         except Exception as exc:  # noqa: BLE001  (the corpus goes on; the row says what broke)
             return Verdict(row, f"raised {type(exc).__name__}: {exc}", mismatches=["the handler raised"])

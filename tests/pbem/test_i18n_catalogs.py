@@ -26,6 +26,14 @@ CATALOGS = [(domain, code) for domain in i18n.DOMAINS for code in TRANSLATED]
 PLACEHOLDER = re.compile(r"%(?:\((\w+)\))?[-#0 +]*\d*(?:\.\d+)?[sdifr%]")
 
 
+def test_the_makefile_reads_the_one_list_of_languages() -> None:
+    """`make translations-update` updates (or creates) a catalog for each language of
+    `i18n.LANGUAGES` but English: the Makefile reads that list from pbem/i18n.py."""
+    printed = subprocess.run(["make", "-s", "--no-print-directory", "languages"], cwd=ROOT, check=True,
+                             capture_output=True, text=True).stdout.split()
+    assert printed == TRANSLATED
+
+
 def _read(path: Path) -> Catalog:
     assert path.exists(), f"{path.relative_to(ROOT)} is missing: run `make translations-update`"
     with path.open("rb") as handle:

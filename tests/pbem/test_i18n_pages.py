@@ -24,7 +24,7 @@ from pbem import i18n, links
 from pbem.db import session_scope
 from pbem import store
 from pbem.games.move_refusals import SENTENCES, move_refusal
-from pbem.inbound import commands
+from pbem.inbound import commands, move_line
 from pbem.inbound.handler import Handled, handle_message
 from pbem.models import AddressPreference, Game, Seat
 
@@ -245,14 +245,14 @@ def test_a_refused_move_page_in_vietnamese_says_why_in_vietnamese(app, smtp_serv
     ("danh tau hai tac xanh la 2 len tau 3", {"action": "play", "card": "G2", "target": 3}),  # no diacritics
 ])
 def test_a_vietnamese_move_in_words_is_read(line: str, move: dict) -> None:
-    command = commands.read_command(line)
+    command = move_line.read_command(line)
     assert command is not None, line
     reading = commands.read_reply(line, [])
     assert reading.move == move
 
 
 def test_vietnamese_talk_is_not_read_as_a_move() -> None:
-    assert commands.read_command("Tôi sẽ tấn công tàu của bạn sau") is None
+    assert move_line.read_command("Tôi sẽ tấn công tàu của bạn sau") is None
 
 
 def _reply(app, smtp_server, address: str, body: str) -> Handled:

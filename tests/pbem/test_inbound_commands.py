@@ -18,11 +18,14 @@ from test_inbound_support import move_words
 
 from pbem import i18n
 from pbem.inbound import commands
-from pbem.inbound.commands import Command, Reading, fold, read_command, read_reply
+from pbem.inbound.commands import Reading, read_reply
+from pbem.inbound.lexer import fold
+from pbem.inbound.move_line import Command, read_command
+from pbem.inbound.vocabulary import VOCABULARIES
 from pbem.inbound.message import read_message
 from pbem.letters import board
 
-LANGS = ("en", "fr", "vi")
+LANGS = tuple(i18n.LANGUAGES)
 
 # One turn of Ann (seat 0) against Bob and Cid: ship 1 is Ann's (3 gold), 2 Bob's (4), 3 Cid's (5).
 VIEW: dict[str, Any] = {"seat": 0, "players": ["Ann", "Bob", "Cid"], "partner": None,
@@ -65,6 +68,10 @@ def read(text: str, lang: str = "en", *, legal: list[dict[str, Any]] = LEGAL, wi
 def played(reading: Reading) -> int | None:
     """The number of the legal move the reading plays, else None."""
     return LEGAL.index(reading.move) + 1 if reading.move in LEGAL else None
+
+
+def test_every_language_we_speak_has_its_reply_words_and_only_those() -> None:
+    assert list(VOCABULARIES) == list(i18n.LANGUAGES)
 
 
 # ---------------------------------------------------------------- 1. a number alone on its line

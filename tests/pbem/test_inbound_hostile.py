@@ -176,6 +176,18 @@ def test_a_reply_to_a_paused_game_is_answered_that_it_is_paused(app, smtp_server
     assert "paused" in answer.text_body
 
 
+def test_a_reply_from_a_seat_a_bot_plays_is_answered_with_the_domains_refusal(app, smtp_server, receiver, game):
+    with session_scope(db_of(app)) as session:
+        ann = service.seats_of(session, game)[0]
+        ann.handed_to_bot, ann.bot = True, "random"
+        session.add(ann)
+    before = outbox_ids(app)
+    send(receiver, reply_to(_turn(smtp_server), ANN, "draw"))
+    _unchanged(app, game)
+    answer = next(r for r in new_mail(app, before) if r.to_addr == ANN and r.kind == "reply_refused")
+    assert "A bot plays your seat now; ask the game's admin to hand it back to you." in answer.text_body
+
+
 def test_a_reply_to_a_finished_game_is_answered_that_it_is_over(app, smtp_server, receiver, game):
     with session_scope(db_of(app)) as session:
         row = session.get(Game, game)

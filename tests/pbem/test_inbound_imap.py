@@ -26,7 +26,7 @@ from test_inbound_support import game_state, latest, new_mail, outbox_ids, reply
 from pbem.db import make_engine
 from pbem.devserver import wait_for_port
 from pbem.inbound import imap
-from pbem.inbound.message import MAX_MESSAGE_BYTES, Rejected
+from pbem.inbound.bounds import MAX_MESSAGE_BYTES, Rejected
 
 DOVECOT = shutil.which("dovecot") or ("/usr/sbin/dovecot" if os.path.exists("/usr/sbin/dovecot") else None)
 ANN, BOB = "ann@example.com", "bob@example.com"

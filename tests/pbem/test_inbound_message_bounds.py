@@ -12,9 +12,10 @@ import pytest
 from game_helpers import make_cfg
 
 from pbem import links
-from pbem.inbound import message
+from pbem.inbound import bounds
 from pbem.inbound.html_text import html_to_text
-from pbem.inbound.message import Rejected, read_message
+from pbem.inbound.bounds import Rejected
+from pbem.inbound.message import read_message
 
 TO = "play+1-0-0-aaaaaaaaaaaaaaaa@korsar.test"
 HEAD = f"From: Ann <ann@example.com>\r\nTo: {TO}\r\nMessage-ID: <m1@example.com>\r\nSubject: Re: turn\r\n".encode()
@@ -52,20 +53,20 @@ def _encoded_words(count: int, letters: int = 6) -> bytes:
 
 
 OVER_BOUNDS = {
-    "message size": (b"x" * (message.MAX_MESSAGE_BYTES + 1), 552, "bytes"),
-    "header fields": (_raw(b"".join(b"X-H%d: v\r\n" % i for i in range(message.MAX_HEADER_FIELDS))), 554,
+    "message size": (b"x" * (bounds.MAX_MESSAGE_BYTES + 1), 552, "bytes"),
+    "header fields": (_raw(b"".join(b"X-H%d: v\r\n" % i for i in range(bounds.MAX_HEADER_FIELDS))), 554,
                       "header fields"),
-    "one header field": (_raw(b"X-Long: " + b"a" * message.MAX_FIELD_BYTES + b"\r\n"), 552, "header field"),
-    "one folded header field": (_raw(b"X-Long: a" + b"\r\n a" * (message.MAX_FIELD_BYTES // 2) + b"\r\n"), 552,
+    "one header field": (_raw(b"X-Long: " + b"a" * bounds.MAX_FIELD_BYTES + b"\r\n"), 552, "header field"),
+    "one folded header field": (_raw(b"X-Long: a" + b"\r\n a" * (bounds.MAX_FIELD_BYTES // 2) + b"\r\n"), 552,
                                 "header field"),
     "header section": (_raw(b"".join(b"X-H%d: %s\r\n" % (i, b"a" * 900) for i in range(150))), 552,
                        "header section"),
-    "encoded-words": (_raw(b"X-Names: " + _encoded_words(message.MAX_ENCODED_WORDS + 1) + b"\r\n"), 554,
+    "encoded-words": (_raw(b"X-Names: " + _encoded_words(bounds.MAX_ENCODED_WORDS + 1) + b"\r\n"), 554,
                       "encoded-words"),
     "the issue's 900 kB Subject of 12,000 encoded-words": (
         HEAD.replace(b"Subject: Re: turn\r\n", b"") + b"Subject: " + _encoded_words(12_000, 48) + b"\r\n\r\ndraw\r\n",
         552, "header field"),
-    "lines": (_raw(body=b"x\n" * (message.MAX_LINES + 1)), 554, "lines"),
+    "lines": (_raw(body=b"x\n" * (bounds.MAX_LINES + 1)), 554, "lines"),
     "a Content- field": (_raw(b"Content-Type: text/plain;" + b" a=b;" * 400 + b"\r\n"), 552, "a Content- field"),
     "a Content- field in a part": (_raw(
         b"MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n",
@@ -73,9 +74,9 @@ OVER_BOUNDS = {
         + b"\r\ndraw\r\n--b--\r\n"), 552, "a Content- field"),
     "Content- fields together": (_parts(20).replace(b"Content-Type: text/plain\r\n", b"Content-Type: text/plain; name="
                                                       + b"a" * 1_900 + b"\r\n"), 552, "Content- fields"),
-    "MIME containers": (_nested(message.MAX_RAW_CONTAINERS + 2), 554, "MIME containers"),
-    "MIME boundary lines": (_parts(message.MAX_RAW_DELIMITER_LINES), 554, "boundary lines"),
-    "lone CR line ends": (_nested(message.MAX_RAW_CONTAINERS + 2).replace(b"\r\n", b"\r"), 554, "MIME containers"),
+    "MIME containers": (_nested(bounds.MAX_RAW_CONTAINERS + 2), 554, "MIME containers"),
+    "MIME boundary lines": (_parts(bounds.MAX_RAW_DELIMITER_LINES), 554, "boundary lines"),
+    "lone CR line ends": (_nested(bounds.MAX_RAW_CONTAINERS + 2).replace(b"\r\n", b"\r"), 554, "MIME containers"),
 }
 
 
@@ -92,17 +93,17 @@ def test_a_message_over_a_bound_is_refused_with_a_5xx_before_the_email_package_p
 
 
 AFTER_PARSE = {
-    "MIME depth": (_nested(message.MAX_MIME_DEPTH + 1), 554, "nested deeper"),
-    "MIME parts": (_parts(message.MAX_MIME_PARTS), 554, "MIME parts"),
+    "MIME depth": (_nested(bounds.MAX_MIME_DEPTH + 1), 554, "nested deeper"),
+    "MIME parts": (_parts(bounds.MAX_MIME_PARTS), 554, "MIME parts"),
     "encoded-words in part headers": (_raw(
         b"MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n",
-        b"--b\r\nContent-Type: text/plain\r\nX-Names: " + _encoded_words(message.MAX_ENCODED_WORDS + 1)
+        b"--b\r\nContent-Type: text/plain\r\nX-Names: " + _encoded_words(bounds.MAX_ENCODED_WORDS + 1)
         + b"\r\n\r\ndraw\r\n--b--\r\n"), 554, "encoded-words in MIME parts"),
     "a header field in a part": (_raw(
         b"MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n",
-        b"--b\r\nContent-Type: text/plain\r\nX-Long: " + b"a" * message.MAX_FIELD_BYTES
+        b"--b\r\nContent-Type: text/plain\r\nX-Long: " + b"a" * bounds.MAX_FIELD_BYTES
         + b"\r\n\r\ndraw\r\n--b--\r\n"), 552, "header field over"),
-    "HTML part": (_html("<p>" + "x" * message.MAX_HTML_CHARS + "</p>"), 552, "HTML part"),
+    "HTML part": (_html("<p>" + "x" * bounds.MAX_HTML_CHARS + "</p>"), 552, "HTML part"),
 }
 
 
@@ -114,11 +115,11 @@ def test_a_mime_tree_over_a_bound_is_refused_with_a_5xx_before_any_part_is_decod
 
 
 AT_BOUNDS = {
-    "header fields": _raw(b"".join(b"X-H%d: v\r\n" % i for i in range(message.MAX_HEADER_FIELDS - 5))),
-    "encoded-words": _raw(b"X-Names: " + _encoded_words(message.MAX_ENCODED_WORDS - 3) + b"\r\n"),
-    "MIME depth": _nested(message.MAX_MIME_DEPTH),
-    "MIME parts": _parts(message.MAX_MIME_PARTS - 1),
-    "lines": _raw(body=b"draw\n" + b"x\n" * (message.MAX_LINES - 20)),
+    "header fields": _raw(b"".join(b"X-H%d: v\r\n" % i for i in range(bounds.MAX_HEADER_FIELDS - 5))),
+    "encoded-words": _raw(b"X-Names: " + _encoded_words(bounds.MAX_ENCODED_WORDS - 3) + b"\r\n"),
+    "MIME depth": _nested(bounds.MAX_MIME_DEPTH),
+    "MIME parts": _parts(bounds.MAX_MIME_PARTS - 1),
+    "lines": _raw(body=b"draw\n" + b"x\n" * (bounds.MAX_LINES - 20)),
 }
 
 
@@ -138,7 +139,7 @@ def test_a_reply_with_a_photo_attached_is_within_every_bound():
 
 def test_the_subject_is_decoded_from_its_first_characters_only():
     mail = read_message(_raw(head=HEAD.replace(b"Re: turn", b"=?utf-8?q?L=C6=B0=E1=BB=A3t?= " + b"x" * 5_000)))
-    assert mail.subject.startswith("Lượt x") and len(mail.subject) <= message.MAX_SUBJECT_CHARS
+    assert mail.subject.startswith("Lượt x") and len(mail.subject) <= bounds.MAX_SUBJECT_CHARS
 
 
 # -- senders ----------------------------------------------------------------------------------
@@ -249,7 +250,7 @@ def test_the_answered_ids_are_in_reply_to_then_references_newest_first_cleaned_a
     raw = _raw(b"In-Reply-To: <r29@korsar.test> <p\x00@korsar.test>\r\nReferences: " + references + b"\r\n")
     ids = read_message(raw).answered_ids
     assert ids[:3] == ("<r29@korsar.test>", "<p@korsar.test>", "<r28@korsar.test>")
-    assert len(ids) == message.MAX_ANSWERED_IDS and len(set(ids)) == len(ids)
+    assert len(ids) == bounds.MAX_ANSWERED_IDS and len(set(ids)) == len(ids)
 
 
 # -- the text ---------------------------------------------------------------------------------
@@ -275,8 +276,8 @@ def test_format_flowed_is_unwrapped_and_its_quote_depth_kept_as_marks(body, para
 
 def test_the_text_is_nfc_without_control_characters_and_bounded():
     decomposed = unicodedata.normalize("NFD", "rút bài")
-    text = read_message(_plain(decomposed + "\x00\x07\tok\r\n" + "x" * (2 * message.MAX_TEXT_CHARS))).text
-    assert text.startswith("rút bài\tok\n") and len(text) == message.MAX_TEXT_CHARS
+    text = read_message(_plain(decomposed + "\x00\x07\tok\r\n" + "x" * (2 * bounds.MAX_TEXT_CHARS))).text
+    assert text.startswith("rút bài\tok\n") and len(text) == bounds.MAX_TEXT_CHARS
 
 
 def test_text_plain_is_preferred_to_html():

@@ -91,7 +91,7 @@ def _debug(home: Path) -> str:
     return logs[-1].read_text(errors="replace")[-3000:] if logs else "(no mutt debug log)"
 
 
-@pytest.mark.parametrize("lang", ["en", "fr", "vi"])
+@pytest.mark.parametrize("lang", list(i18n.LANGUAGES))
 def test_mutt_replies_to_a_turn_email_through_the_inbound_process_and_the_move_is_played(
         database_url, smtp_server, tmp_path, lang):
     cfg = make_cfg(database_url, SMTP_HOST=smtp_server.host, SMTP_PORT=smtp_server.port)

@@ -16,16 +16,17 @@ from game_helpers import LINK_RE, cfg_of, db_of, outbox, start_game
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from pbem import create_app
+from pbem import create_app, i18n
 from pbem.db import session_scope
 from pbem.games import service
 from pbem.inbound import quotes
-from pbem.inbound.quotes import OurEmail, line_key, our_email, strip_quotes
+from pbem.inbound.ours import OurEmail, line_key, our_email
+from pbem.inbound.quotes import strip_quotes
 from pbem.mail.writers import write_deferred
 from pbem.models import Game, OutboxMessage, OutboxStatus, utcnow
 from pbem.store import load_state
 
-LANGS = ("en", "fr", "vi")
+LANGS = tuple(i18n.LANGUAGES)
 KORSAR = "Korsar <korsar@korsar.test>"
 HOSTS = ("korsar.test",)
 

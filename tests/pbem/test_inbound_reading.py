@@ -6,7 +6,8 @@ from email.message import EmailMessage
 
 import pytest
 
-from pbem.inbound.message import MAX_MESSAGE_BYTES, TooLarge, read_message
+from pbem.inbound.bounds import MAX_MESSAGE_BYTES, TooLarge
+from pbem.inbound.message import read_message
 
 
 def test_an_html_only_reply_is_read_without_its_quoted_block():

@@ -24,7 +24,7 @@ from test_inbound_support import game_state, latest, reply_to
 from pbem.config import Config
 from pbem.inbound import smtp as inbound_smtp
 from pbem.inbound.handler import Handled
-from pbem.inbound.message import Rejected, TooLarge
+from pbem.inbound.bounds import Rejected, TooLarge
 
 ANN, BOB = "ann@example.com", "bob@example.com"
 OURS = "play+1-0-0-abcdefghijklmnop@korsar.test"  # the shape of a reply address (not verified here)

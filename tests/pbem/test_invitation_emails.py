@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from sqlmodel import Session, select
 
-from pbem import links
+from pbem import i18n, links
 from pbem.db import session_scope
 from pbem.letters import invitations as letters
 from pbem.letters import notify
@@ -25,7 +25,7 @@ from pbem.models import Invitation, OutboxMessage, Proposal, SeatKind
 
 NOW = datetime(2026, 3, 2, 10, 0)
 CREATOR, BOB, CID = "ann@example.com", "bob@example.com", "cid@example.com"
-LANGUAGES = ["en", "fr", "vi"]
+LANGUAGES = list(i18n.LANGUAGES)
 
 
 def make_proposal(session: Session, *, creator_language: str = "en",
