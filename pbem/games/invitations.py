@@ -45,7 +45,7 @@ from pbem.games import lifecycle, limits, service
 from pbem.games.clocks import preferences
 from pbem.games.clocks.preferences import check_time_zone
 from pbem.games.clocks.refusals import Refused
-from pbem.games.seat_links import load_seat
+from pbem.games.seated import lock_seated
 from pbem.games.service import (ON_TIMEOUT_CHOICES, GameError, SeatSpec, SetupError, SetupProblem, check_email,
                                 check_game_name, check_name, check_setup, create_game, parse_player,
                                 reminder_ladder, remembered_languages)
@@ -970,11 +970,11 @@ def set_address_preferences(session: Session, cfg: Config, token: str, *, timezo
     for seat, _game in session.exec(select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
                                     .where(func.lower(col(Seat.email)) == email,
                                           col(Game.status).in_((GameStatus.RUNNING, GameStatus.PAUSED)))).all():
-        token_of = links.SeatToken(seat.game_id, seat.position, seat.link_nonce)
-        preferences.set_time_zone(session, cfg, token_of, zone, now=now)
-        preferences.set_reminders(session, cfg, token_of, reminders, now=now)
-        preferences.set_digest(session, cfg, token_of, digest, now=now)
-        preferences.set_play_forced(session, cfg, token_of, play_forced, now=now)
+        at = lock_seated(session, seat.game_id, seat.position)
+        preferences.set_time_zone(session, cfg, at, zone, now=now)
+        preferences.set_reminders(session, cfg, at, reminders, now=now)
+        preferences.set_digest(session, cfg, at, digest, now=now)
+        preferences.set_play_forced(session, cfg, at, play_forced, now=now)
     session.flush()
     return games_of(session, cfg, email)
 
@@ -1008,7 +1008,7 @@ def invite_players(session: Session, cfg: Config, players: Sequence[SeatSpec | s
 
 
 # ---------------------------------------------------------------- rematch
-def rematch(session: Session, cfg: Config, seat_token: links.SeatToken, *,
+def rematch(session: Session, cfg: Config, game: Game, seat: Seat, *,
             now: datetime | None = None) -> ProposalView:
     """Same players and options: the asking seat is the creator (their link proved the address),
     the other humans are invited again (by name: the creator's page shows no address it did not
@@ -1016,7 +1016,6 @@ def rematch(session: Session, cfg: Config, seat_token: links.SeatToken, *,
     the same one; asked by another player, refused (their invitation is on its way). It counts
     against its creator's limits only: the others have played with them (`_count_invitation`)."""
     now = now or utcnow()
-    game, seat = load_seat(session, seat_token)
     service.lock_game(session, game.id or 0)  # two rematches of one game at once: one at a time
     open_one = session.exec(select(Proposal).where(Proposal.rematch_of == game.id,
                                                    col(Proposal.status).in_(ProposalStatus.OPEN))).first()
