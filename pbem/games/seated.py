@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from pbem.games.service import NotFound, lock_game_with_seats
 from pbem.i18n import lazy
-from pbem.models import Game, Seat
+from pbem.models import Game, GameStatus, Seat
 from pbem.store import load_state
 
 # The game a seat's credential names is no longer stored (said where a page shows it).
@@ -37,6 +37,16 @@ class SeatedGame:
     @property
     def language(self) -> str:
         return self.seat.language
+
+    @property
+    def to_move(self) -> Seat | None:
+        """The seat whose turn it is, if any."""
+        return next((s for s in self.seats if s.position == self.game.to_move), None)
+
+    @property
+    def may_play(self) -> bool:
+        """Whether the seat's player moves now by link: the game runs and no bot plays the seat."""
+        return self.game.status == GameStatus.RUNNING and not self.seat.handed_to_bot
 
     def partners(self) -> list[Seat]:
         """The other seats of this seat's team (none in a game without teams)."""

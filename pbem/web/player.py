@@ -30,7 +30,7 @@ from pbem.i18n import gettext as _
 from pbem.web import seat as seat_entry
 from pbem.web import talk as talk_web
 from pbem.web.error_page import error_page
-from pbem.web.seat import link_message, load_seat, lock_seat, signed_page_url, use_seat_language
+from pbem.web.seat import link_message, load_seat, lock_seat, use_seat_language
 
 bp = Blueprint("player", __name__)  # the move links, /m/<token>
 seat_bp = Blueprint("player", __name__)  # the game page, nested in pbem.web.seat at /g/<token>
@@ -71,7 +71,7 @@ def confirm_move(token: str) -> Any:
             game, seat = _open(load_seat(session, parsed.seat))
         except links.LinkError as exc:
             return _error_page(link_message(exc), exc.status)
-        game_url = signed_page_url(seat)
+        game_url = _signed(seat.game_id, seat.position, seat.link_nonce)
         try:
             move = engine.normalize_move(parsed.move)
         except engine.IllegalMove as exc:
@@ -121,25 +121,24 @@ def game_page() -> Any:
     cfg = config()
     with seat_entry.reading() as (session, seated):
         game, seat = seated.game, seated.seat
-        context = _page_context(game, seat, seated.state, signed_page_url(seat))
+        context = _page_context(game, seat, seated.state, seat_entry.page_url())
         view = context["view"]
-        playable = game.status == GameStatus.RUNNING and not seat.handed_to_bot
-        moves = notify.move_links(cfg, game, seat, view) if playable else []
+        moves = notify.move_links(cfg, game, seat, view) if seated.may_play else []
         records = service.moves_of(session, game.id)  # type: ignore[arg-type]  # stored: its id is set
         log = move_log(records, view)
         final = final_result(view, [json.loads(r.events_json or "[]") for r in records]) \
             if view["finished"] else None
-        to_move = next((s for s in seated.seats if s.position == game.to_move), None)
         played = request.args.get("played", type=int)
         just_played = next((entry for entry, record in zip(log, records)
                             if record.number == played and record.seat == seat.position), None)
         return render_template("player/game.html", moves=moves, log=log, final=final,
-                               deadline=_deadline(game, seat, to_move),
+                               deadline=_deadline(game, seat, seated.to_move),
                                talk_box=talk_web.talk_box(session, seated, context["game_url"]),
                                just_played=just_played, **context)
 
 
 def _signed(game_id: int, position: int, nonce: str) -> str:
+    """The seat's game page for a move link (which holds no seat token), signed for `nonce`."""
     return "/g/" + links.sign_seat(config(), game_id, position, nonce)
 
 
@@ -156,7 +155,7 @@ def _link_error(exc: links.LinkError) -> tuple[str, int]:
         with read_scope(db()) as session:
             try:
                 _game, seat = _open(load_seat(session, exc.seat))
-                game_url = signed_page_url(seat)
+                game_url = _signed(seat.game_id, seat.position, seat.link_nonce)
             except links.LinkError:
                 game_url = None
     return _error_page(link_message(exc), exc.status, game_url)

@@ -147,13 +147,9 @@ def token_nonce() -> str:
 
 
 def page_url() -> str:
-    """The seat's game page, as this request reached it (a path)."""
+    """The seat's game page, by the token this request came with (verified, current: no need to
+    sign another)."""
     return f"/g/{token()}"
-
-
-def signed_page_url(seat: Seat) -> str:
-    """The seat's game page, signed for its current link nonce (a path)."""
-    return "/g/" + links.sign_seat(config(), seat.game_id, seat.position, seat.link_nonce)
 
 
 def _refused(exc: Exception) -> Any:

@@ -23,10 +23,9 @@ from pbem.games import invitations, lifecycle
 from pbem.games.service import is_over
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.models import Seat, utcnow
+from pbem.models import utcnow
 from pbem.web import seat as seat_entry
 from pbem.web.error_page import error_page
-from pbem.web.seat import signed_page_url
 
 bp = Blueprint("seat_actions", __name__)  # nested in pbem.web.seat at /g/<token>
 seat_entry.bp.register_blueprint(bp)
@@ -36,8 +35,8 @@ ALREADY_LEFT = lazy("You have already left this game: a bot plays your seat.")
 LEAVE_OVER = lazy("This game is over: there is no seat to leave.")
 
 
-def _refusal(message: str, seat: Seat) -> tuple[str, int]:
-    return error_page("seat", message, 409, game_url=signed_page_url(seat))
+def _refusal(message: str) -> tuple[str, int]:
+    return error_page("seat", message, 409, game_url=seat_entry.page_url())
 
 
 @bp.route("/rematch", methods=["GET"])
@@ -46,9 +45,9 @@ def rematch_page() -> Any:
     with seat_entry.reading() as (_session, seated):
         game, seat = seated.game, seated.seat
         if not is_over(game):
-            return _refusal(_(NOT_OVER), seat)
+            return _refusal(_(NOT_OVER))
         return render_template("seat/rematch.html", game=game, seat=seat, token=seat_entry.token(),
-                               players=seated.seats, game_url=signed_page_url(seat))
+                               players=seated.seats, game_url=seat_entry.page_url())
 
 
 @bp.route("/rematch", methods=["POST"])
@@ -66,12 +65,12 @@ def leave_page() -> Any:
     with seat_entry.reading() as (_session, seated):
         game, seat = seated.game, seated.seat
         if seat.left_game:
-            return _refusal(_(ALREADY_LEFT), seat)
+            return _refusal(_(ALREADY_LEFT))
         if is_over(game):
-            return _refusal(_(LEAVE_OVER), seat)
+            return _refusal(_(LEAVE_OVER))
         partner = next(iter(seated.partners()), None) if seat.team is not None else None
         return render_template("seat/leave.html", game=game, seat=seat, token=seat_entry.token(),
-                               partner=partner, game_url=signed_page_url(seat))
+                               partner=partner, game_url=seat_entry.page_url())
 
 
 @bp.route("/leave", methods=["POST"])
@@ -82,6 +81,6 @@ def leave() -> Any:
         left = lifecycle.leave_game(session, config(), seated, now=utcnow())
         game_name = seated.game.name
         # The game page stays readable unless leaving retired the seat's links.
-        still_url = signed_page_url(left) if left.link_nonce == nonce else None
+        still_url = seat_entry.page_url() if left.link_nonce == nonce else None
     # Rendered after the commit: the page does not hold the database's write lock.
     return render_template("seat/left.html", game_name=game_name, game_url=still_url)
