@@ -9,7 +9,8 @@
   RFC 8058 one-click endpoint mail clients call (body `List-Unsubscribe=One-Click`).
 GET never changes anything: mail scanners open every link.
 
-Views parse the form and render; `pbem.games.clocks.preferences` locks, decides and changes, and its
+Views parse the form and render; the seat entry (pbem/web/seat.py) verifies and locks once;
+`pbem.games.clocks.preferences` decides and changes the locked rows, and its
 refusals (`pbem.games.clocks.refusals.Refused`) carry the sentence the page shows.
 """
 from __future__ import annotations
