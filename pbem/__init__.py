@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from flask import Flask
+from flask import Blueprint, Flask
 from flask_wtf.csrf import CSRFProtect
 
 from pbem.config import Config
@@ -38,26 +38,29 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     _init_production_pieces(app, config)
 
     from pbem import cli
-    from pbem.web import admin, dev, errors, health, player, prefs, rules, talk
-    from pbem.web import home, invites, my_games, new_game, seat_actions
+    from pbem.web import admin, dev, errors, health, player, prefs, rules, talk  # noqa: F401  (talk: nested)
+    from pbem.web import home, invites, my_games, new_game, seat, seat_actions  # noqa: F401
     from pbem.web import i18n_web
     from pbem.web.converters import IdConverter
 
     app.url_map.converters["id"] = IdConverter  # before the routes that use <id:...> register
 
     i18n_web.init_app(app)  # each page in its reader's language (the seat's, else the browser's)
-    csrf.exempt(player.bp)
-    app.register_blueprint(player.bp)
     app.register_blueprint(admin.bp)
     app.register_blueprint(health.bp)
     app.register_blueprint(rules.bp)  # the rules page, /rules
-    prefs.register(app, csrf)  # clocks: vacations, unsubscribe
-    talk.register(app, csrf)  # partners talk from the game page
-    home.register(app, csrf)  # /, what the service is
-    new_game.register(app, csrf)  # /new, a visitor starts a game
-    invites.register(app, csrf)  # the creator's confirmation and page, invitations, "never email me"
-    my_games.register(app, csrf)  # /me, an address's games and preferences
-    seat_actions.register(app, csrf)  # rematch and leave, from a seat's page
+    _register_without_session_csrf(
+        app,
+        # /g/<token>/...: one entry verifies the seat's token (pbem/web/seat.py); the game page
+        # (player), its talk (talk), preferences (prefs), rematch and leave (seat_actions) nest in it.
+        seat.bp,
+        player.bp,  # the move links, /m/<token>
+        prefs.unsubscribe_bp,  # /u/<token>, an email's unsubscribe link
+        home.bp,  # /, what the service is
+        new_game.bp,  # /new, a visitor starts a game
+        invites.bp,  # the creator's confirmation and page, invitations, "never email me"
+        my_games.bp,  # /me, an address's games and preferences
+    )
     errors.register(app)  # 404 and 405 outside the dashboard: the player's error page
     if config.DEV_INBOX and not config.is_production:
         app.register_blueprint(dev.bp)
@@ -69,6 +72,19 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_writers()
     register_invitation_writers()  # the confirmation and "my games" links anyone can ask for
     return app
+
+
+def _register_without_session_csrf(app: Flask, *blueprints: Blueprint) -> None:
+    """Register blueprints whose forms carry no authority a session would add (signed links or
+    anonymous requests), so no session CSRF token: each, and each nested in it, exempted."""
+    def exempt(bp: Blueprint) -> None:
+        csrf.exempt(bp)
+        for child, _options in bp._blueprints:
+            exempt(child)  # type: ignore[arg-type]  # a nested blueprint is a flask.Blueprint too
+
+    for bp in blueprints:
+        exempt(bp)
+        app.register_blueprint(bp)
 
 
 def _init_production_pieces(app: Flask, config: Config) -> None:

@@ -11,7 +11,7 @@ in two files: `emails` (pbem/email_templates, pbem/letters) and `pages` (pbem/te
 pbem/web, pbem/games). A message is looked up in both.
 
 Who sets it: a page, `pbem/web/i18n_web.py` (Accept-Language, the switch's `?lang=` and cookie;
-a seat-token view then `pbem.games.seat_links.use_seat_language(seat)`); an email, the letters'
+a seat-token view then `pbem.web.seat.use_seat_language(seat)`); an email, the letters'
 functions decorated `@speaking_to("seat")` (context and templates in the recipient's language,
 the worker's deferred writers included); a table notice, `add_notice` with a function for its
 text (pbem/games/notices.py). Admin pages and admin emails stay English.

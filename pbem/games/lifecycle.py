@@ -15,7 +15,6 @@ from datetime import datetime, timedelta
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from pbem import links
 
 from pbem.games.clocks import reminders
 from pbem.games.notices import add_news
@@ -28,7 +27,7 @@ from pbem.games.errors import GameError, GameNotRunning, NotFound
 from pbem.games.finish import finish_game, is_over
 from pbem.games.service import check_running, is_bot_seat, lock_game_with_seats, play_forced_turn, start_turn
 from pbem.games.setup import check_email
-from pbem.games.seat_links import lock_seat
+from pbem.games.seated import SeatedGame
 from pbem.mail.suppression import is_suppressed
 from pbem.models import Game, GameStatus, Seat, SeatKind
 
@@ -222,10 +221,11 @@ def change_seat_email(session: Session, cfg: Config, game_id: int, position: int
     return seat
 
 
-def leave_game(session: Session, cfg: Config, token: links.SeatToken, *, now: datetime) -> Seat:
-    """The player leaves (from their seat page): a bot plays the seat for the rest of the game,
-    the table is told, and nothing more about this game goes to them."""
-    game, _seats, seat = lock_seat(session, token)
+def leave_game(session: Session, cfg: Config, at: SeatedGame, *, now: datetime) -> Seat:
+    """The player leaves (from their seat page, its game locked by the caller): a bot plays the
+    seat for the rest of the game, the table is told, and nothing more about this game goes to
+    them."""
+    game, seat = at.game, at.seat
     if seat.left_game:
         raise GameError(_("You have left this game already."), 409)
     if is_over(game):

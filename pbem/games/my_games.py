@@ -14,6 +14,7 @@ import engine
 from pbem import links
 from pbem.config import Config
 from pbem.games import limits
+from pbem.games.clocks import preferences
 from pbem.games.clocks.preferences import check_time_zone
 from pbem.games.clocks.refusals import Refused
 from pbem.games.errors import GameError
@@ -27,8 +28,8 @@ from pbem.mail.writers import Cancel
 from pbem.models import (AddressPreference, Game, GameStatus, Invitation, OutboxMessage, Proposal, ProposalStatus, Seat,
                          SeatKind, utcnow)
 from pbem.store import load_state
-from pbem.games.service import lock_game_with_seats, play_forced_turn
-from pbem.schedule import replan_reminders
+from pbem.games.seated import SeatedGame
+from pbem.games.service import lock_game_with_seats
 from pbem.games.finish import is_over
 
 
@@ -210,24 +211,11 @@ def set_address_preferences(session: Session, cfg: Config, token: str, *, timezo
     for game_id in sorted(game_ids):  # each game locked once, in one order (two requests never cross)
         game, seats = lock_game_with_seats(session, game_id)
         for seat in seats:
-            if (seat.email or "").lower() == email:
-                _take_preferences(session, cfg, game, seats, seat, now=now, timezone=zone,
-                                  unsubscribed=not reminders, digest=digest, play_forced=play_forced)
+            if (seat.email or "").lower() == email:  # as its own preference page would set them
+                at = SeatedGame(game, seats, seat)
+                preferences.set_time_zone(session, cfg, at, zone, now=now)
+                preferences.set_reminders(session, cfg, at, reminders, now=now)
+                preferences.set_digest(session, cfg, at, digest, now=now)
+                preferences.set_play_forced(session, cfg, at, play_forced, now=now)
     session.flush()
     return games_of(session, cfg, email)
-
-
-def _take_preferences(session: Session, cfg: Config, game: Game, seats: list[Seat], seat: Seat, *,
-                      now: datetime, **values: object) -> None:
-    """The locked seat takes the address's choices as its own preference page would set them:
-    the reminders of its turn under way follow at once, and its forced turn is played if it
-    switched "play my forced moves" on during it (`pbem.games.clocks.preferences`)."""
-    for name, value in values.items():
-        setattr(seat, name, value)
-    session.add(seat)
-    if game.status == GameStatus.RUNNING and game.to_move == seat.position and game.deadline_at:
-        replan_reminders(game, seat, now)
-        session.add(game)
-    session.flush()  # the seat as stored: the forced move's UPDATE checks the game's version
-    if seat.play_forced and game.to_move == seat.position:
-        play_forced_turn(session, cfg, game, seats, now)

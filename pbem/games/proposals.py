@@ -22,8 +22,7 @@ from pbem.games.address_prefs import remembered_languages
 from pbem.games.errors import GameError
 from pbem.games.invitations import ProposalView, cancel, invite, proposal_of, proposal_view, seat_rows, start_if_ready
 from pbem.games.my_games import write_my_games_link
-from pbem.games.seat_links import load_seat
-from pbem.games.service import lock_game_with_seats
+from pbem.games.seated import SeatedGame
 from pbem.games.setup import (SeatSpec, SetupError, SetupProblem, bounded_deadline_hours, check_setup, form_problems,
                               option_problems, player_lines, refuse_suppressed)
 from pbem.games.unasked_mail import answered, has_answered, may_mail_unasked, unreachable_among
@@ -286,7 +285,7 @@ def invite_players(session: Session, cfg: Config, players: Sequence[SeatSpec | s
     return start_if_ready(session, cfg, view, now=now)
 
 
-def rematch(session: Session, cfg: Config, seat_token: links.SeatToken, *,
+def rematch(session: Session, cfg: Config, at: SeatedGame, *,
             now: datetime | None = None) -> ProposalView:
     """Same players and options: the asking seat is the creator (their link proved the address),
     the other humans are invited again (by name: the creator's page shows no address it did not
@@ -294,8 +293,7 @@ def rematch(session: Session, cfg: Config, seat_token: links.SeatToken, *,
     the same one; asked by another player, refused (their invitation is on its way). It counts
     against its creator's limits only: the others have played with them (`_count_invitation`)."""
     now = now or utcnow()
-    game, seat = load_seat(session, seat_token)
-    _game, seats = lock_game_with_seats(session, game.id or 0)  # two rematches of one game at once: one at a time
+    game, seats, seat = at.game, at.seats, at.seat  # locked by the caller: two rematches of one game wait in turn
     open_one = session.exec(select(Proposal).where(Proposal.rematch_of == game.id,
                                                    col(Proposal.status).in_(ProposalStatus.OPEN))).first()
     if open_one is not None:

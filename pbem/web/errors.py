@@ -4,21 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, render_template, request
+from flask import Flask, request
 from werkzeug.exceptions import HTTPException
 
 from pbem.i18n import gettext as _
+from pbem.web.error_page import error_page
 
 
 def player_error_page(exc: HTTPException) -> Any:
     if exc.code == 405:
-        title = _("This link cannot be used that way")
         message = _("Open the link from your email, or use the buttons on your game page.")
     else:
-        title = _("There is no such page")
         message = _("Check the address, or open your game from the link in your latest email.")
-    code = exc.code or 404
-    return render_template("player/error.html", title=title, message=message, status=code), code
+    return error_page("http", message, exc.code or 404)
 
 
 def register(app: Flask) -> None:

@@ -6,18 +6,9 @@ a game goes, and the ways in: start a game (/new), my games (/me), the rules (/r
 """
 from __future__ import annotations
 
-from typing import Any
-
-from flask import Blueprint, Flask, render_template
+from flask import Blueprint, render_template
 
 bp = Blueprint("home", __name__)
-
-
-def register(app: Flask, csrf: Any) -> None:
-    """Register the blueprint; its forms carry no authority a session would add (signed links
-    or anonymous requests), so no session CSRF token."""
-    csrf.exempt(bp)
-    app.register_blueprint(bp)
 
 
 @bp.route("/", methods=["GET"])

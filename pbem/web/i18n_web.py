@@ -8,7 +8,7 @@ Per request, lowest to highest:
    and leaves the cookie for the next pages. A GET changes nothing on the server: the cookie
    is the reader's own state (a seat's stored language changes only by the preferences POST);
 4. a page reached with a seat's token speaks the seat's language: the view calls
-   `pbem.games.seat_links.use_seat_language(seat)` as soon as it knows the seat. Such a page
+   `pbem.web.seat.use_seat_language(seat)` as soon as it knows the seat. Such a page
    shows no switch (the seat's preferences page changes its language). The pages of a game being
    set up and "my games" speak the language stored for their reader (the proposal's, the
    invitation's, the address's) unless the reader chose one (`speak_stored`).

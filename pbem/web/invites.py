@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import engine
-from flask import Blueprint, Flask, redirect, render_template, request
+from flask import Blueprint, redirect, render_template, request
 from pbem import links
 from pbem.appctx import config, db
 from pbem.db import read_scope, session_scope
@@ -36,28 +36,15 @@ from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.letters.invitations import answer_note, clock_sentences, player_name, teams_sentence
 from pbem.models import Invitation, Proposal
+from pbem.web.error_page import error_page
 from pbem.web.i18n_web import speak_stored
 from pbem.web.limited import limit_page
+from pbem.web.seat import link_message
 
 bp = Blueprint("invites", __name__)
 
-STATUS_TITLES = {
-    400: lazy("This link does not work"),
-    403: lazy("This link has been replaced"),
-    404: lazy("There is no such game"),
-    409: lazy("This is already done"),
-    410: lazy("This link has expired"),
-    422: lazy("This cannot be done"),
-}
 FRIEND = "friend"  # the replace form's choice of a person instead of a bot
 NOT_ME_ACTIONS = ("block", "allow")  # the buttons of the "I did not ask for this" page
-
-
-def register(app: Flask, csrf: Any) -> None:
-    """Register the blueprint; its forms carry no authority a session would add (signed links
-    or anonymous requests), so no session CSRF token."""
-    csrf.exempt(bp)
-    app.register_blueprint(bp)
 
 
 # ---------------------------------------------------------------- language, links, refusals
@@ -75,10 +62,8 @@ def _refused(exc: Exception, link: str | None = None, link_text: str | None = No
         return limit_page(exc)
     status = getattr(exc, "status", 400)
     # A LinkError's message is English (a base module): its msgid. A GameError's is translated.
-    message = _(exc.message) if isinstance(exc, links.LinkError) else getattr(exc, "message", str(exc))
-    title = _(STATUS_TITLES.get(status, lazy("This did not work")))
-    return render_template("public/error.html", title=title, message=message, status=status,
-                           link=_path(link), link_text=link_text), status
+    message = link_message(exc) if isinstance(exc, links.LinkError) else getattr(exc, "message", str(exc))
+    return error_page("setup", message, status, link=_path(link), link_text=link_text)
 
 
 def _row_of(salt: str, token: str, model: type[Proposal] | type[Invitation]) -> Any:

@@ -5,20 +5,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from flask import make_response, render_template
+from flask import make_response
 
 from pbem.games.limits import LimitReached
 from pbem.i18n import format_datetime
 from pbem.i18n import gettext as _
 from pbem.models import utcnow
+from pbem.web.error_page import error_page
 
 
 def limit_page(exc: LimitReached) -> Any:
     wait = max(1, math.ceil((exc.retry_at - utcnow()).total_seconds()))
-    page = render_template(
-        "player/error.html", status=429, title=_("Too many requests"),
-        message=_("You have done this too often for now. Please try again after %(when)s (UTC).",
-                  when=format_datetime(exc.retry_at, "UTC")))
-    response = make_response(page, 429)
+    page, status = error_page(
+        "limit", _("You have done this too often for now. Please try again after %(when)s (UTC).",
+                   when=format_datetime(exc.retry_at, "UTC")), 429)
+    response = make_response(page, status)
     response.headers["Retry-After"] = str(wait)
     return response

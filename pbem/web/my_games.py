@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, available_timezones
 
-from flask import Blueprint, Flask, redirect, render_template, request
+from flask import Blueprint, redirect, render_template, request
 from sqlmodel import Session
 
 from pbem import i18n, links
@@ -29,17 +29,17 @@ from pbem.db import read_scope, session_scope
 from pbem.games import my_games
 from pbem.games.limits import LimitReached
 from pbem.games.errors import GameError
-from pbem.games.seat_links import link_message
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.models import AddressPreference
+from pbem.web.error_page import error_page
 from pbem.web.i18n_web import speak_stored
 from pbem.web.limited import limit_page
+from pbem.web.seat import link_message
 
 bp = Blueprint("my_games", __name__)
 
 MAX_ECHOED_EMAIL = 254  # a refused address is shown back in the form this far, no further
-LINK_TITLES = {400: lazy("This link does not work"), 410: lazy("This link has expired")}
 # An invitation's status in words, on the list of a game waiting for its players.
 INVITATION_WORDS = {
     "waiting": lazy("not invited yet"),
@@ -48,13 +48,6 @@ INVITATION_WORDS = {
     "declined": lazy("declined"),
     "expired": lazy("did not answer in time"),
 }
-
-
-def register(app: Flask, csrf: Any) -> None:
-    """Register the blueprint; its forms carry no authority a session would add (signed links
-    or anonymous requests), so no session CSRF token."""
-    csrf.exempt(bp)
-    app.register_blueprint(bp)
 
 
 @lru_cache(maxsize=1)
@@ -91,9 +84,8 @@ def ask_link() -> Any:
 
 def _link_error(exc: links.LinkError) -> tuple[str, int]:
     """A refused "my games" link: why, and the way to a fresh one."""
-    title = _(LINK_TITLES.get(exc.status, lazy("This link does not work")))
-    return render_template("public/error.html", title=title, message=link_message(exc), status=exc.status,
-                           link="/me", link_text=_("Get a new link to my games")), exc.status
+    return error_page("my_games", link_message(exc), exc.status, link="/me",
+                      link_text=_("Get a new link to my games"))
 
 
 def _use_address_language(session: Session, email: str) -> None:

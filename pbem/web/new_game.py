@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine
-from flask import Blueprint, Flask, redirect, render_template, request, session
+from flask import Blueprint, redirect, render_template, request, session
 
 from pbem import i18n
 from pbem.appctx import config, db
@@ -39,13 +39,6 @@ SENT_TO = "korsar_new_game_sent_to"  # the session key of the address the confir
 TEXT_FIELDS = ("your_name", "your_email", "players", "name", "deadline_hours", "reminders", "on_timeout",
                "end_settlement")
 CHECKBOXES = ("teams", "table_talk", "waiting_time")
-
-
-def register(app: Flask, csrf: Any) -> None:
-    """Register the blueprint; its forms carry no authority a session would add (signed links
-    or anonymous requests), so no session CSRF token."""
-    csrf.exempt(bp)
-    app.register_blueprint(bp)
 
 
 @dataclass

@@ -15,12 +15,9 @@ from typing import Any
 
 import engine
 from flask import Blueprint, redirect, render_template, request
-from sqlmodel import select
-
 from pbem import links
 from pbem.db import read_scope, session_scope
-from pbem.games import errors, service
-from pbem.games.records import moves_of
+from pbem.games import errors, records, service
 from pbem import store
 from pbem.letters import notify
 from pbem.letters.board import board, describe_move, final_result, move_log
@@ -29,32 +26,20 @@ from pbem.models import Game, GameStatus, Seat, utcnow
 from pbem.schedule import local_time_text, time_left_text
 from pbem.appctx import config, db
 from pbem.games.move_refusals import move_refusal
-from pbem.games.seat_links import link_message, load_seat, lock_seat, use_seat_language
+from pbem.games.seated import SeatedGame
 from pbem.i18n import gettext as _
-from pbem.i18n import lazy
+from pbem.web import seat as seat_entry
 from pbem.web import talk as talk_web
+from pbem.web.error_page import error_page
+from pbem.web.seat import link_message, load_seat, lock_seat, use_seat_language
 
-bp = Blueprint("player", __name__)
-
-STATUS_TITLES = {
-    400: lazy("This link does not work"),
-    403: lazy("This link is no longer yours"),
-    404: lazy("No such game"),
-    409: lazy("This move cannot be played now"),
-    410: lazy("This game is over"),
-    422: lazy("This move is not allowed"),
-}
+bp = Blueprint("player", __name__)  # the move links, /m/<token>
+seat_bp = Blueprint("player", __name__)  # the game page, nested in pbem.web.seat at /g/<token>
+seat_entry.bp.register_blueprint(seat_bp)
 
 
 def _error_page(message: str, status: int, game_url: str | None = None) -> tuple[str, int]:
-    title = _(STATUS_TITLES.get(status, lazy("This did not work")))
-    return render_template("player/error.html", title=title, message=message,
-                           game_url=game_url, status=status), status
-
-
-def _seat_url(game_id: int, position: int, nonce: str) -> str:
-    """The seat's game page, signed for its current link nonce."""
-    return "/g/" + links.sign_seat(config(), game_id, position, nonce)
+    return error_page("move", message, status, game_url=game_url)
 
 
 def _page_context(game: Game, seat: Seat, state: engine.GameState, game_url: str) -> dict[str, Any]:
@@ -84,11 +69,10 @@ def confirm_move(token: str) -> Any:
     log_context(game_id=parsed.game_id)
     with read_scope(db()) as session:
         try:
-            game, seat = load_seat(session, parsed.seat)
+            game, seat = _open(load_seat(session, parsed.seat))
         except links.LinkError as exc:
             return _error_page(link_message(exc), exc.status)
-        use_seat_language(seat)
-        game_url = _seat_url(game.id, seat.position, seat.link_nonce)  # type: ignore[arg-type]  # stored: its id is set
+        game_url = _signed(seat.game_id, seat.position, seat.link_nonce)
         try:
             move = engine.normalize_move(parsed.move)
         except engine.IllegalMove as exc:
@@ -118,54 +102,51 @@ def play_move(token: str) -> Any:
     page: tuple[int, int, str] | None = None  # whose game page to link to, signed after the commit
     try:
         with session_scope(db()) as session:
-            game, seats, seat = lock_seat(session, parsed.seat)
-            use_seat_language(seat)
-            page = (game.id, seat.position, seat.link_nonce)  # type: ignore[assignment]  # stored: its id is set
+            seated = lock_seat(session, parsed.seat)
+            _open(seated)
+            page = (parsed.game_id, parsed.position, seated.seat.link_nonce)
             outcome = service.apply_game_move(session, cfg, parsed.game_id, parsed.position,
                                               parsed.move, expected_version=parsed.version,
-                                              source="player", game=game, seats=seats)
+                                              source="player", game=seated.game, seats=seated.seats)
     except links.LinkError as exc:
         return _error_page(link_message(exc), exc.status)
     except errors.GameError as exc:
-        return _error_page(exc.message, exc.status, _seat_url(*page) if page else None)
+        return _error_page(exc.message, exc.status, _signed(*page) if page else None)
     assert page is not None  # set before the move was applied
-    return redirect(f"{_seat_url(*page)}?played={outcome.number}", code=303)
+    return redirect(f"{_signed(*page)}?played={outcome.number}", code=303)
 
 
-@bp.route("/g/<token>", methods=["GET"])
-def game_page(token: str) -> Any:
+@seat_bp.route("", methods=["GET"])
+def game_page() -> Any:
     """The seat's private view, its legal moves as buttons, the move log and the status."""
     cfg = config()
-    try:
-        parsed = links.read_seat(cfg, token)
-    except links.LinkError as exc:
-        return _error_page(link_message(exc), exc.status)
-    log_context(game_id=parsed.game_id)
-    with read_scope(db()) as session:
-        try:
-            game, seat = load_seat(session, parsed)
-        except links.LinkError as exc:
-            return _error_page(link_message(exc), exc.status)
-        use_seat_language(seat)
-        context = _page_context(game, seat, store.load_state(game),
-                                _seat_url(game.id, seat.position, seat.link_nonce))  # type: ignore[arg-type]  # stored: its id is set
+    with seat_entry.reading() as (session, seated):
+        game, seat = seated.game, seated.seat
+        context = _page_context(game, seat, seated.state, seat_entry.page_url())
         view = context["view"]
-        playable = game.status == GameStatus.RUNNING and not seat.handed_to_bot
-        moves = notify.move_links(cfg, game, seat, view) if playable else []
-        records = moves_of(session, game.id)  # type: ignore[arg-type]  # stored: its id is set
-        log = move_log(records, view)
-        final = final_result(view, [json.loads(r.events_json or "[]") for r in records]) \
+        moves = notify.move_links(cfg, game, seat, view) if seated.may_play else []
+        stored = records.moves_of(session, game.id)  # type: ignore[arg-type]  # stored: its id is set
+        log = move_log(stored, view)
+        final = final_result(view, [json.loads(r.events_json or "[]") for r in stored]) \
             if view["finished"] else None
-        to_move = session.exec(select(Seat).where(Seat.game_id == game.id,
-                                                  Seat.position == game.to_move)).first() \
-            if game.to_move is not None else None
         played = request.args.get("played", type=int)
-        just_played = next((entry for entry, record in zip(log, records)
+        just_played = next((entry for entry, record in zip(log, stored)
                             if record.number == played and record.seat == seat.position), None)
         return render_template("player/game.html", moves=moves, log=log, final=final,
-                               deadline=_deadline(game, seat, to_move),
-                               talk_box=talk_web.talk_box(session, game, seat, context["game_url"]),
+                               deadline=_deadline(game, seat, seated.to_move),
+                               talk_box=talk_web.talk_box(session, seated, context["game_url"]),
                                just_played=just_played, **context)
+
+
+def _signed(game_id: int, position: int, nonce: str) -> str:
+    """The seat's game page for a move link (which holds no seat token), signed for `nonce`."""
+    return "/g/" + links.sign_seat(config(), game_id, position, nonce)
+
+
+def _open(seated: SeatedGame) -> tuple[Game, Seat]:
+    """The move link's seat speaks its language for the rest of the request."""
+    use_seat_language(seated.seat)
+    return seated.game, seated.seat
 
 
 def _link_error(exc: links.LinkError) -> tuple[str, int]:
@@ -174,9 +155,8 @@ def _link_error(exc: links.LinkError) -> tuple[str, int]:
     if exc.seat is not None:
         with read_scope(db()) as session:
             try:
-                game, seat = load_seat(session, exc.seat)
-                use_seat_language(seat)
-                game_url = _seat_url(game.id, seat.position, seat.link_nonce)  # type: ignore[arg-type]  # stored: its id is set
+                _game, seat = _open(load_seat(session, exc.seat))
+                game_url = _signed(seat.game_id, seat.position, seat.link_nonce)
             except links.LinkError:
                 game_url = None
     return _error_page(link_message(exc), exc.status, game_url)

@@ -9,7 +9,8 @@
   RFC 8058 one-click endpoint mail clients call (body `List-Unsubscribe=One-Click`).
 GET never changes anything: mail scanners open every link.
 
-Views parse the form and render; `pbem.games.clocks.preferences` locks, decides and changes, and its
+Views parse the form and render; the seat entry (pbem/web/seat.py) verifies and locks once;
+`pbem.games.clocks.preferences` decides and changes the locked rows, and its
 refusals (`pbem.games.clocks.refusals.Refused`) carry the sentence the page shows.
 """
 from __future__ import annotations
@@ -17,50 +18,35 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from flask import Blueprint, Flask, redirect, render_template, request
+from flask import Blueprint, redirect, render_template, request
 
 from pbem import links
+from pbem.appctx import config, db
+from pbem.db import read_scope, session_scope
 from pbem.games.clocks import preferences
 from pbem.games.clocks.refusals import Refused, refuse
-from pbem.schedule import local_time_text, seat_zone, to_local
 from pbem.games.clocks.vacation import days_left, has_vacation, last_bookable_day
-from pbem.db import read_scope, session_scope
-from pbem.games.seat_links import link_message, load_seat, lock_seat, use_seat_language
 from pbem.games.address_prefs import set_seat_language
 from pbem.games.errors import GameError
 from pbem.i18n import ngettext
-from pbem.logging import log_context
 from pbem.models import utcnow
-from pbem.appctx import config, db
+from pbem.schedule import local_time_text, seat_zone, to_local
+from pbem.web import seat as seat_entry
+from pbem.web.error_page import error_page
+from pbem.web.seat import link_message, use_seat_language
 
-bp = Blueprint("prefs", __name__)
-
-
-def register(app: Flask, csrf: Any) -> None:
-    """Register the blueprint; its forms are authenticated by signed tokens, not sessions."""
-    csrf.exempt(bp)
-    app.register_blueprint(bp)
-
-
-def _error(message: str, status: int, game_url: str | None = None) -> tuple[str, int]:
-    """A refused request's page (`message` in the reader's language already)."""
-    return render_template("prefs/error.html", message=message, status=status,
-                           game_url=game_url), status
+bp = Blueprint("prefs", __name__)  # nested in pbem.web.seat at /g/<token>
+seat_entry.bp.register_blueprint(bp)
+unsubscribe_bp = Blueprint("prefs", __name__)  # /u/<token>, from an email's footer (endpoint prefs.unsubscribe)
 
 
-def _token(token: str) -> links.SeatToken:
-    parsed = links.read_seat(config(), token)
-    log_context(game_id=parsed.game_id)
-    return parsed
-
-
-def _page(token: str, message: str = "", error: str = "", form: dict[str, str] | None = None,
+def _page(message: str = "", error: str = "", form: dict[str, str] | None = None,
           status: int = 200, refused: Refused | None = None) -> tuple[str, int]:
     """The preferences page in the seat's language (with a refusal written in it, if any)."""
     now = utcnow()
-    with read_scope(db()) as session:
-        game, seat = load_seat(session, _token(token))
-        use_seat_language(seat)
+    token = seat_entry.token()
+    with seat_entry.reading() as (_session, seated):
+        game, seat = seated.game, seated.seat
         error = refused.text() if refused is not None else error
         away = None
         if has_vacation(seat, now) and seat.vacation_start and seat.vacation_end:
@@ -75,12 +61,9 @@ def _page(token: str, message: str = "", error: str = "", form: dict[str, str] |
         ), status
 
 
-@bp.route("/g/<token>/prefs", methods=["GET"])
-def prefs_page(token: str) -> Any:
-    try:
-        return _page(token)
-    except links.LinkError as exc:
-        return _error(link_message(exc), exc.status)
+@bp.route("/prefs", methods=["GET"])
+def prefs_page() -> Any:
+    return _page()
 
 
 def _parse_day(text: str, label: str) -> date:
@@ -90,91 +73,84 @@ def _parse_day(text: str, label: str) -> date:
         raise refuse("bad_date", label=label) from None
 
 
-@bp.route("/g/<token>/vacation", methods=["POST"])
-def vacation(token: str) -> Any:
+def _saved(what: str) -> Any:
+    return redirect(f"{seat_entry.page_url()}/prefs?saved={what}", 303)
+
+
+@bp.route("/vacation", methods=["POST"])
+def vacation() -> Any:
     form = {"first_day": request.form.get("first_day", ""), "last_day": request.form.get("last_day", "")}
     try:
         first, last = _parse_day(form["first_day"], "first day"), _parse_day(form["last_day"], "last day")
-        with session_scope(db()) as session:
-            preferences.take_vacation(session, config(), _token(token), first, last, now=utcnow())
-    except links.LinkError as exc:
-        return _error(link_message(exc), exc.status)
+        with seat_entry.changing() as (session, seated):
+            preferences.take_vacation(session, config(), seated, first, last, now=utcnow())
     except Refused as exc:
-        return _page(token, refused=exc, form=form, status=exc.status)
-    return redirect(f"/g/{token}/prefs?saved=vacation", 303)
+        return _page(refused=exc, form=form, status=exc.status)
+    return _saved("vacation")
 
 
-@bp.route("/g/<token>/vacation/cancel", methods=["POST"])
-def vacation_cancel(token: str) -> Any:
+@bp.route("/vacation/cancel", methods=["POST"])
+def vacation_cancel() -> Any:
+    return _change("vacation", preferences.cancel_vacation)
+
+
+def _change(saved: str, change: Any, *value: object) -> Any:
+    """Apply one preferences service function to the locked seat; back to the page (with its
+    refusal, if any)."""
     try:
-        with session_scope(db()) as session:
-            preferences.cancel_vacation(session, config(), _token(token), now=utcnow())
-    except links.LinkError as exc:
-        return _error(link_message(exc), exc.status)
+        with seat_entry.changing() as (session, seated):
+            change(session, config(), seated, *value, now=utcnow())
     except Refused as exc:
-        return _page(token, refused=exc, status=exc.status)
-    return redirect(f"/g/{token}/prefs?saved=vacation", 303)
+        return _page(refused=exc, status=exc.status)
+    return _saved(saved)
 
 
-def _change(token: str, saved: str, change: Any, value: object) -> Any:
-    """Apply one preferences service function; back to the page (with its refusal, if any)."""
-    try:
-        with session_scope(db()) as session:
-            change(session, config(), _token(token), value, now=utcnow())
-    except links.LinkError as exc:
-        return _error(link_message(exc), exc.status)
-    except Refused as exc:
-        return _page(token, refused=exc, status=exc.status)
-    return redirect(f"/g/{token}/prefs?saved={saved}", 303)
+@bp.route("/digest", methods=["POST"])
+def digest() -> Any:
+    return _change("digest", preferences.set_digest, request.form.get("digest") == "on")
 
 
-@bp.route("/g/<token>/digest", methods=["POST"])
-def digest(token: str) -> Any:
-    return _change(token, "digest", preferences.set_digest, request.form.get("digest") == "on")
+@bp.route("/reminders", methods=["POST"])
+def reminders() -> Any:
+    return _change("unsubscribed", preferences.set_reminders, request.form.get("reminders") == "on")
 
 
-@bp.route("/g/<token>/reminders", methods=["POST"])
-def reminders(token: str) -> Any:
-    return _change(token, "unsubscribed", preferences.set_reminders, request.form.get("reminders") == "on")
-
-
-@bp.route("/g/<token>/forced", methods=["POST"])
-def play_forced(token: str) -> Any:
+@bp.route("/forced", methods=["POST"])
+def play_forced() -> Any:
     """"Play my forced moves for me" on or off."""
-    return _change(token, "forced", preferences.set_play_forced, request.form.get("forced") == "on")
+    return _change("forced", preferences.set_play_forced, request.form.get("forced") == "on")
 
 
-@bp.route("/g/<token>/timezone", methods=["POST"])
-def set_timezone(token: str) -> Any:
+@bp.route("/timezone", methods=["POST"])
+def set_timezone() -> Any:
     """The seat's IANA time zone: quiet hours, digest time and dates in emails follow it."""
-    return _change(token, "timezone", preferences.set_time_zone, request.form.get("timezone", ""))
+    return _change("timezone", preferences.set_time_zone, request.form.get("timezone", ""))
 
 
-@bp.route("/g/<token>/language", methods=["POST"])
-def set_language(token: str) -> Any:
+@bp.route("/language", methods=["POST"])
+def set_language() -> Any:
     """The seat's language (emails and pages); the address's next game starts in it too."""
     try:
-        with session_scope(db()) as session:
-            _game, _seats, seat = lock_seat(session, _token(token))
-            set_seat_language(session, seat, request.form.get("language", ""), now=utcnow())
-    except links.LinkError as exc:
-        return _error(link_message(exc), exc.status)
+        with seat_entry.changing() as (session, seated):
+            set_seat_language(session, seated.seat, request.form.get("language", ""), now=utcnow())
     except GameError as exc:
-        return _page(token, error=exc.message, status=400)
-    return redirect(f"/g/{token}/prefs?saved=language", 303)
+        return _page(error=exc.message, status=400)
+    return _saved("language")
 
 
-@bp.errorhandler(links.LinkError)
-def _revoked_link(exc: links.LinkError) -> Any:
-    return _error(link_message(exc), exc.status)
+def _unsubscribe_refused(exc: Exception) -> Any:
+    """A refused unsubscribe link: the preferences' error page."""
+    if isinstance(exc, Refused):
+        return error_page("prefs", exc.text(), exc.status)
+    assert isinstance(exc, links.LinkError)
+    return error_page("prefs", link_message(exc), exc.status)
 
 
-@bp.errorhandler(Refused)
-def _refused_link(exc: Refused) -> Any:
-    return _error(exc.text(), exc.status)
+for _kind in (links.LinkError, Refused):
+    unsubscribe_bp.register_error_handler(_kind, _unsubscribe_refused)
 
 
-@bp.route("/u/<token>", methods=["GET"])
+@unsubscribe_bp.route("/u/<token>", methods=["GET"])
 def unsubscribe_page(token: str) -> Any:
     with read_scope(db()) as session:
         game, seat = preferences.unsubscribe_target(session, config(), token)
@@ -182,7 +158,7 @@ def unsubscribe_page(token: str) -> Any:
         return render_template("prefs/unsubscribe.html", game=game, seat=seat, token=token, done=False)
 
 
-@bp.route("/u/<token>", methods=["POST"])
+@unsubscribe_bp.route("/u/<token>", methods=["POST"])
 def unsubscribe(token: str) -> Any:
     with session_scope(db()) as session:
         game, seat = preferences.unsubscribe(session, config(), token, now=utcnow())

@@ -25,6 +25,7 @@ from pbem.games import address_prefs, bots, invitations, lifecycle, my_games, pr
 from pbem import store
 from pbem.games.clocks import preferences
 from pbem.games.clocks.sweep import run_sweep
+from pbem.games.seated import SeatedGame, lock_seated
 from pbem.inbound.handler import handle_message
 from pbem.letters import notify
 from pbem.letters.unsubscribe import unsubscribe_url
@@ -92,8 +93,9 @@ def _game(app: Flask, game_id: int) -> Game:
         return game
 
 
-def _token(seat: Seat) -> links.SeatToken:
-    return links.SeatToken(seat.game_id, seat.position, seat.link_nonce)
+def _locked(s: Session, seat: Seat) -> SeatedGame:
+    """The seat as the seat pages' entry hands it down: its game locked with every seat."""
+    return lock_seated(s, seat.game_id, seat.position)
 
 
 class Table:
@@ -190,9 +192,9 @@ def play_every_kind(app: Flask, smtp_host: str, smtp_port: int) -> list[Letter]:
     table.deliver()
     # A vacation (its confirmation, and news for the table), a digest of the day's events.
     away = table.seat(1)
-    table.do(lambda s, cfg: preferences.set_digest(s, cfg, _token(table.seat(2)), True, now=table.now))
+    table.do(lambda s, cfg: preferences.set_digest(s, cfg, _locked(s, table.seat(2)), True, now=table.now))
     first_day = table.now.date() + timedelta(days=1)
-    table.do(lambda s, cfg: preferences.take_vacation(s, cfg, _token(away), first_day,
+    table.do(lambda s, cfg: preferences.take_vacation(s, cfg, _locked(s, away), first_day,
                                                       first_day + timedelta(days=2), now=table.now))
     table.deliver()
     # Admin actions: a seat to the bot and back, more time, a new address, a pause and a resume.

@@ -49,6 +49,7 @@ LAZY_ALLOWED = {
     ("pbem", "pbem.web.invites"): "create_app registers the blueprints",
     ("pbem", "pbem.web.my_games"): "create_app registers the blueprints",
     ("pbem", "pbem.web.seat_actions"): "create_app registers the blueprints",
+    ("pbem", "pbem.web.seat"): "create_app registers the blueprints",
     ("pbem", "pbem.web.errors"): "create_app registers the error pages",
     ("pbem", "pbem.web.converters"): "create_app registers the URL converters",
     ("pbem", "pbem.web.i18n_web"): "create_app sets each request's language",

@@ -9,9 +9,10 @@ import pytest
 from game_helpers import cfg_of, db_of, game_row, seats, start_game
 from sqlmodel import Session
 
-from pbem import links, store
+from pbem import store
 from pbem.db import session_scope
 from pbem.games import bots, finish, lifecycle, service
+from pbem.games.seated import lock_seated
 from pbem.models import GameStatus, utcnow
 
 ANN, BOB = "Ann <ann@example.com>", "Bob <bob@example.com>"
@@ -70,7 +71,7 @@ def test_a_game_everyone_left_ends_through_the_finisher(app, ends):
     cfg = cfg_of(app)
     for seat in seats(app, game_id):
         with session_scope(db_of(app)) as s:
-            lifecycle.leave_game(s, cfg, links.SeatToken(game_id, seat.position, seat.link_nonce), now=utcnow())
+            lifecycle.leave_game(s, cfg, lock_seated(s, game_id, seat.position), now=utcnow())
     assert ends == []  # the bots play on
     _play_to_the_end(app, game_id)
     assert ends == [(game_id, "played", GameStatus.FINISHED, True)]

@@ -20,6 +20,7 @@ from pbem.db import session_scope
 from pbem.games import errors, lifecycle, records, service
 from pbem import store
 from pbem.games.clocks import preferences
+from pbem.games.seated import lock_seated
 from pbem.letters import notify
 from pbem.mail.render import environment
 from pbem.models import MoveRecord, Seat
@@ -40,10 +41,6 @@ def _turn_emails(app, game_id) -> list[tuple[str, int]]:
     return [(m.to_addr, json.loads(m.params_json or "{}")["version"])
             for m in outbox(app, game_id, kind="turn")]
 
-
-def _token(app, game_id, position) -> links.SeatToken:
-    seat = seats(app, game_id)[position]
-    return links.read_seat(cfg_of(app), links.sign_seat(cfg_of(app), game_id, position, seat.link_nonce))
 
 
 def _chain_game(app) -> int:
@@ -86,7 +83,7 @@ def _bobs_forced_turn_waiting(app) -> int:
     deck = deck_with_hands(["M3", *PIRATES_0[:5]], PIRATES_1, draw=["K1", "G1"])
     game_id = start_game(app, [ANN, BOB], deck=deck, now=NOW)
     with session_scope(db_of(app)) as s:
-        preferences.set_play_forced(s, cfg_of(app), _token(app, game_id, 1), False, now=NOW)
+        preferences.set_play_forced(s, cfg_of(app), lock_seated(s, game_id, 1), False, now=NOW)
     with session_scope(db_of(app)) as s:
         service.apply_game_move(s, cfg_of(app), game_id, 0, {"action": "draw"}, expected_version=0, now=NOW)
     return game_id
@@ -110,7 +107,7 @@ def test_a_seat_that_switched_it_off_is_asked_even_for_a_forced_move(app):
 def test_switching_it_on_during_a_forced_turn_plays_that_turn_at_once(app):
     game_id = _bobs_forced_turn_waiting(app)
     with session_scope(db_of(app)) as s:
-        preferences.set_play_forced(s, cfg_of(app), _token(app, game_id, 1), True, now=NOW)
+        preferences.set_play_forced(s, cfg_of(app), lock_seated(s, game_id, 1), True, now=NOW)
     assert [m.source for m in _moves(app, game_id)] == ["player", "forced"]
     assert game_row(app, game_id).to_move == 0
 
@@ -120,7 +117,7 @@ def test_resuming_a_paused_game_plays_a_forced_turn_waiting_in_it(app):
     with session_scope(db_of(app)) as s:
         lifecycle.pause_game(s, cfg_of(app), game_id, now=NOW, actor="admin")
     with session_scope(db_of(app)) as s:  # switched on while paused: nothing is played yet
-        preferences.set_play_forced(s, cfg_of(app), _token(app, game_id, 1), True, now=NOW)
+        preferences.set_play_forced(s, cfg_of(app), lock_seated(s, game_id, 1), True, now=NOW)
     assert [m.source for m in _moves(app, game_id)] == ["player"]
     with session_scope(db_of(app)) as s:
         lifecycle.resume_game(s, cfg_of(app), game_id, now=NOW, actor="admin")
@@ -238,7 +235,7 @@ def test_the_resume_email_names_who_moves_after_the_forced_turn(app):
     with session_scope(db_of(app)) as s:
         lifecycle.pause_game(s, cfg_of(app), game_id, now=NOW, actor="admin")
     with session_scope(db_of(app)) as s:
-        preferences.set_play_forced(s, cfg_of(app), _token(app, game_id, 1), True, now=NOW)
+        preferences.set_play_forced(s, cfg_of(app), lock_seated(s, game_id, 1), True, now=NOW)
     with session_scope(db_of(app)) as s:
         lifecycle.resume_game(s, cfg_of(app), game_id, now=NOW, actor="admin")
     resumed = {m.to_addr: m.text_body for m in outbox(app, game_id, kind="resumed")}

@@ -18,6 +18,7 @@ from pbem.db import session_scope
 from pbem.games import invitations, lifecycle, my_games, proposals
 from pbem.games.never import never_email
 from pbem.games.limits import LimitReached
+from pbem.games.seated import SeatedGame, lock_seated
 from pbem.games.service import create_game, seats_of
 from pbem.games.setup import SetupError
 from pbem.mail.delivery import deliver_due
@@ -462,11 +463,23 @@ def test_a_player_who_leaves_is_played_by_a_bot_and_gets_no_more_game_mail(engin
         token = links.SeatToken(game.id, 1, bob.link_nonce)
     before = len(outbox(engine, to_addr="bob@example.com"))
     with session_scope(engine) as s:
-        lifecycle.leave_game(s, cfg, token, now=utcnow())
+        lifecycle.leave_game(s, cfg, _locked(s, token), now=utcnow())
     assert len(outbox(engine, to_addr="bob@example.com")) == before
     with session_scope(engine) as s, pytest.raises(invitations.GameError) as again:
-        lifecycle.leave_game(s, cfg, token, now=utcnow())
+        lifecycle.leave_game(s, cfg, _locked(s, token), now=utcnow())
     assert again.value.status == 409
+
+
+def _locked(s, token: links.SeatToken) -> SeatedGame:
+    """The token's seat as the seat pages' entry hands it down: its game locked, its link current."""
+    seated = lock_seated(s, token.game_id, token.position)
+    assert seated.seat.link_nonce == token.nonce
+    return seated
+
+
+def _rematch(s, cfg, token: links.SeatToken):  # type: ignore[no-untyped-def]
+    seated = _locked(s, token)
+    return proposals.rematch(s, cfg, seated)
 
 
 def _finished_game(engine, cfg) -> tuple[int, links.SeatToken]:
@@ -482,7 +495,7 @@ def test_a_rematch_invites_the_other_humans_again_and_keeps_the_bots(engine, cfg
     game_id, token = _finished_game(engine, cfg)
     before = kinds_to(engine, "bob@example.com")
     with session_scope(engine) as s:
-        view = proposals.rematch(s, cfg, token)
+        view = _rematch(s, cfg, token)
     assert view.proposal.rematch_of == game_id and view.proposal.status == ProposalStatus.INVITING
     assert [(i.name, i.status) for i in view.invitations] == [
         ("Ann", "accepted"), ("Bob", "invited"), ("Greedy bot", "accepted")]
@@ -495,7 +508,7 @@ def test_a_rematch_waits_for_the_game_to_end(engine, cfg):
         ann = s.exec(select(Seat).where(Seat.game_id == game.id, Seat.position == 0)).one()
         token = links.SeatToken(game.id, 0, ann.link_nonce)
     with session_scope(engine) as s, pytest.raises(invitations.GameError) as refused:
-        proposals.rematch(s, cfg, token)
+        _rematch(s, cfg, token)
     assert refused.value.status == 409
 
 
@@ -503,7 +516,7 @@ def test_a_rematch_refuses_a_player_who_said_never(engine, cfg):
     _game_id, token = _finished_game(engine, cfg)
     never(engine, cfg, "bob@example.com")
     with session_scope(engine) as s, pytest.raises(invitations.GameError):
-        proposals.rematch(s, cfg, token)
+        _rematch(s, cfg, token)
 
 
 # ---------------------------------------------------------------- an admin's game, players asked first

@@ -1,10 +1,11 @@
 """A player's own settings, reached by their seat link: vacations, the daily digest, reminders
 on/off, the time zone, forced moves played for them, and the unsubscribe link of their emails.
 
-Each function takes the verified token (`pbem.links.SeatToken`, or the unsubscribe token's
-text), locks the game with its seats once, checks the token against the seat as it is then
-(`pbem.games.seat_links`: LinkError if gone or revoked), decides, and changes the rows in the
-caller's transaction. A refusal is `pbem.games.clocks.refusals.Refused`, its sentence for the player.
+Each function takes the seat as its caller locked it with its game and seats (`SeatedGame`:
+the page's entry, pbem/web/seat.py, verified the token and locked once), decides, and changes
+the rows in the caller's transaction; the unsubscribe functions read their own token (an
+email's footer, no seat page). A refusal is `pbem.games.clocks.refusals.Refused`, its
+sentence for the player.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from pbem.schedule import replan_reminders
 from pbem.letters.unsubscribe import read_unsubscribe
 from pbem.games.clocks.vacation import book_vacation, end_vacation
 from pbem.config import Config
-from pbem.games.seat_links import GONE, lock_seat
+from pbem.games.seated import GONE, SeatedGame
 from pbem.games.service import play_forced_turn
 from pbem.logging import log_context
 from pbem.models import Game, GameStatus, Seat
@@ -27,34 +28,32 @@ from pbem.models import Game, GameStatus, Seat
 MAX_ECHOED_ZONE = 60  # a refused time zone is echoed this far (a page shows no 10 kB field)
 
 
-def take_vacation(session: Session, cfg: Config, token: links.SeatToken, first_day: date,
+def take_vacation(session: Session, cfg: Config, at: SeatedGame, first_day: date,
                   last_day: date, *, now: datetime) -> Seat:
-    """Book the token's seat days `first_day`..`last_day` (`pbem.games.clocks.vacation.book_vacation`)."""
-    game, seats, seat = lock_seat(session, token)
-    return book_vacation(session, cfg, game, seats, seat, first_day, last_day, now=now)
+    """Book the seat days `first_day`..`last_day` (`pbem.games.clocks.vacation.book_vacation`)."""
+    return book_vacation(session, cfg, at.game, at.seats, at.seat, first_day, last_day, now=now)
 
 
-def cancel_vacation(session: Session, cfg: Config, token: links.SeatToken, *, now: datetime) -> Seat:
-    """Drop (or end now) the token's seat's vacation (`pbem.games.clocks.vacation.end_vacation`)."""
-    game, seats, seat = lock_seat(session, token)
-    return end_vacation(session, cfg, game, seats, seat, now=now)
+def cancel_vacation(session: Session, cfg: Config, at: SeatedGame, *, now: datetime) -> Seat:
+    """Drop (or end now) the seat's vacation (`pbem.games.clocks.vacation.end_vacation`)."""
+    return end_vacation(session, cfg, at.game, at.seats, at.seat, now=now)
 
 
-def set_digest(session: Session, cfg: Config, token: links.SeatToken, on: bool, *, now: datetime) -> Seat:
+def set_digest(session: Session, cfg: Config, at: SeatedGame, on: bool, *, now: datetime) -> Seat:
     """Event emails once a day (on) or as they happen (off)."""
-    return _change_seat(session, token, now, digest=on)
+    return _change_seat(session, at, now, digest=on)
 
 
-def set_reminders(session: Session, cfg: Config, token: links.SeatToken, on: bool, *, now: datetime) -> Seat:
+def set_reminders(session: Session, cfg: Config, at: SeatedGame, on: bool, *, now: datetime) -> Seat:
     """Reminders and event emails on or off (off is an unsubscribe; turn emails always go)."""
-    return _change_seat(session, token, now, unsubscribed=not on)
+    return _change_seat(session, at, now, unsubscribed=not on)
 
 
-def set_play_forced(session: Session, cfg: Config, token: links.SeatToken, on: bool, *,
+def set_play_forced(session: Session, cfg: Config, at: SeatedGame, on: bool, *,
                     now: datetime) -> Seat:
     """"Play my forced moves for me" on or off. Switched on during a forced turn of the seat,
     that turn is played at once (`pbem.games.service.play_forced_turn`)."""
-    game, seats, seat = lock_seat(session, token)
+    game, seats, seat = at.game, at.seats, at.seat
     seat.play_forced = on
     session.add(seat)
     session.flush()  # the seat as stored: the forced move's UPDATE checks the game's version
@@ -72,15 +71,15 @@ def check_time_zone(name: str) -> str:
     return name
 
 
-def set_time_zone(session: Session, cfg: Config, token: links.SeatToken, name: str, *,
+def set_time_zone(session: Session, cfg: Config, at: SeatedGame, name: str, *,
                   now: datetime) -> Seat:
     """The seat's zone: quiet hours, digest time and dates in emails follow it."""
-    return _change_seat(session, token, now, timezone=check_time_zone(name))
+    return _change_seat(session, at, now, timezone=check_time_zone(name))
 
 
-def _change_seat(session: Session, token: links.SeatToken, now: datetime, **values: object) -> Seat:
+def _change_seat(session: Session, at: SeatedGame, now: datetime, **values: object) -> Seat:
     """Change the seat's settings; the reminders of a turn under way follow at once."""
-    game, _seats, seat = lock_seat(session, token)
+    game, seat = at.game, at.seat
     for field, value in values.items():
         setattr(seat, field, value)
     session.add(seat)
