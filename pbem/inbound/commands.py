@@ -43,7 +43,7 @@ import engine
 
 from pbem import i18n
 from pbem.i18n import gettext as _
-from pbem.letters import board
+from pbem.present.phrases import card_name
 
 MAX_TEXT = 20_000  # characters of a reply looked at at all
 MAX_LINES = 200  # lines of a reply looked at at all
@@ -753,7 +753,7 @@ def _printed_cards(languages: tuple[str, ...]) -> frozenset[str]:
     for lang in languages:
         if lang in VOCABULARIES:
             with i18n.using(lang):
-                names.update(fold(board.card_name(code)) for code in set(engine.FULL_DECK))
+                names.update(fold(card_name(code)) for code in set(engine.FULL_DECK))
     return frozenset(names)
 
 

@@ -1,7 +1,7 @@
 """The pages' Jinja environment: `board.hand` on a plain dict looks up the key directly.
 
 Jinja resolves `x.name` as `getattr(x, "name")` first and `x["name"]` only after an
-AttributeError. The page contexts (pbem/letters/board.py) are plain dicts, so every `.name` in a
+AttributeError. The page contexts (pbem/present/board.py) are plain dicts, so every `.name` in a
 template used to raise and catch an exception: about a quarter of the confirmation page's
 rendering time. For a plain dict, a name that is not an attribute of `dict` can only be a key,
 so looking it up as a key first gives exactly Jinja's result, without the exception.
@@ -19,7 +19,7 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
 def card_html(card: Any) -> Markup:
-    """A card of `pbem.letters.board` as it appears on a page: its colour word as a class
+    """A card of `pbem.present.phrases` as it appears on a page: its colour word as a class
     (`card-green`, pbem/static/colours.css) and in its name (colour-blind players), its code for
     the leak tests. A filter, `{{ c|card }}`: a macro call per card cost a fifth of a page's
     rendering time."""

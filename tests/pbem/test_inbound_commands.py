@@ -20,7 +20,7 @@ from pbem import i18n
 from pbem.inbound import commands
 from pbem.inbound.commands import Command, Reading, fold, read_command, read_reply
 from pbem.inbound.message import read_message
-from pbem.letters import board
+from pbem.present import phrases
 
 LANGS = ("en", "fr", "vi")
 
@@ -44,7 +44,7 @@ EVERY = list(range(1, len(LEGAL) + 1))
 
 def label(move: dict[str, Any], lang: str, view: dict[str, Any] = VIEW) -> str:
     with i18n.using(lang):
-        return board.describe_move(move, view)
+        return phrases.describe_move(move, view)
 
 
 def labels_for(lang: str, legal: list[dict[str, Any]] = LEGAL, view: dict[str, Any] = VIEW) -> list[list[str]]:
