@@ -1,4 +1,4 @@
-"""Rendering emails from `pbem/email_templates/` (package data, shipped in the wheel):
+"""Rendering emails from `email_templates/` (a top-level package, its data shipped in the wheel):
 `<name>.subject.txt`, `<name>.txt`, `<name>.html`.
 
 HTML templates are autoescaped (player names are untrusted); text templates are not, since
@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 import pbem.i18n as i18n
-from pbem.config import PACKAGE_DIR
 from pbem.mail.outbox import Email
 from pbem.words import plural
 
-TEMPLATE_DIR = PACKAGE_DIR / "email_templates"
+# Found as the installed package is, editable or from the wheel (a directory either way).
+TEMPLATE_DIR = Path(str(resources.files("email_templates")))
 MAX_SUBJECT_LENGTH = 200
 _SPACE_RE = re.compile(r"\s+")
 
