@@ -7,7 +7,7 @@ every hand. `move_log(records, view)` is the move log in words for either viewer
 
 Cards carry their colour as a word as well as a colour (colour-blind players). The colour word is
 `engine.colour_of`; pages colour it with the classes of pbem/static/colours.css (`card-green`,
-`colour-green`, `side-green`), emails inline `CardView.bg` / `.fg` (pbem/present/colours.py).
+`colour-green`, `side-green`); emails get the same sheet inlined (pbem/mail/render.py).
 The words come from the phrasebook (pbem/present/phrases.py).
 """
 from __future__ import annotations

@@ -30,7 +30,7 @@ def test_the_same_output_as_jinja(app, source):
 
 def test_a_card_on_a_page_names_its_colour_and_escapes_its_name():
     from pbem.present.phrases import CardView
-    from pbem.web.templating import card_html
+    from pbem.mail.render import card_html
 
     assert str(card_html(CardView("B3", "Blue pirate 3 <b>", "blue"))) == (
         '<span class="card card-blue" data-card="B3">Blue pirate 3 &lt;b&gt;</span>')
