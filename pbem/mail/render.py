@@ -66,7 +66,10 @@ def inliner() -> css_inline.CSSInliner:
 
 def inline_css(html: str) -> str:
     """An email's HTML with the emails' stylesheets in style attributes and its classes dropped
-    (mail clients ignore them): what the shared partials look like in a mail client."""
+    (mail clients ignore them): what the shared partials look like in a mail client. An email
+    without classes (none of the shared partials) is left as written."""
+    if ' class="' not in html:
+        return html
     hidden = html.replace(_AMPERSAND, "&#57344;").replace("&", _AMPERSAND)
     inlined = inliner().inline(hidden)
     return _TBODY_RE.sub("", _CLASS_RE.sub("", inlined)).replace(_AMPERSAND, "&")
