@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-# The package's own files (pbem/templates, pbem/static, pbem/email_templates, pbem/migrations):
+# The package's own files (pbem/templates, pbem/static, pbem/migrations):
 # shipped in the wheel, found next to this module wherever it is installed.
 PACKAGE_DIR = Path(__file__).resolve().parent
 VAR_DIR_ENV = "KORSAR_VAR_DIR"

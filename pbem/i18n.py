@@ -7,7 +7,7 @@ browser) and the mail worker (set per email, for its recipient: `using(seat.lang
 
 Catalogs: `pbem/translations/<code>/LC_MESSAGES/<domain>.po`, compiled to `.mo` by `make
 install` (`make translations`). Two domains, so the emails' words and the pages' words are kept
-in two files: `emails` (pbem/email_templates, pbem/letters) and `pages` (pbem/templates,
+in two files: `emails` (email_templates/, pbem/letters, pbem/present) and `pages` (pbem/templates,
 pbem/web, pbem/games). A message is looked up in both.
 
 Who sets it: a page, `pbem/web/i18n_web.py` (Accept-Language, the switch's `?lang=` and cookie;

@@ -14,7 +14,7 @@ import engine
 from pbem import i18n
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.letters.board import card_name, colour_word
+from pbem.present.phrases import card_name, colour_word
 
 # code -> sentence; `%(card)s` is the card's name, `%(colour)s` a colour word (as the board
 # writes it), `%(ship)s` its number.

@@ -18,7 +18,7 @@ from sqlalchemy import bindparam, func, insert, update
 from sqlmodel import Session, col, select
 
 import pbem.i18n as i18n
-from pbem.letters.board import describe_event
+from pbem.present.phrases import describe_event
 from pbem.schedule import seat_zone, to_local, to_utc
 from pbem.config import Config
 from pbem.db import write

@@ -43,7 +43,8 @@ from pbem.i18n import lazy
 from pbem.inbound import commands, ours, quotes
 from pbem.inbound.bounds import Rejected
 from pbem.inbound.message import Inbound, read_message
-from pbem.letters import board, replies
+from pbem.letters import replies
+from pbem.present import phrases
 from pbem.letters.heard import take_unread
 from pbem.models import Game, InboundMail, OutboxMessage, Seat, utcnow
 from pbem.store import load_state
@@ -219,8 +220,8 @@ class _Reply:
         """The reply's other lines go on with the move played, and the answer says what happened."""
         self._pass_on(self.reading.remarks)
         after = load_state(self.game)
-        happened = [board.describe_event(e, after.players, self.seat.position) for e in outcome.events]
-        played = board.describe_move(outcome.move, self.view)
+        happened = [phrases.describe_event(e, after.players, self.seat.position) for e in outcome.events]
+        played = phrases.describe_move(outcome.move, self.view)
         answered = self._answer(after, played=played, happened=happened)
         return Handled("played", played, answered, self.game.id, self.passed)
 
@@ -323,12 +324,12 @@ def own_names(name: str) -> list[str]:
 
 def move_labels(view: PlayerView, language: str | None) -> list[list[str]]:
     """For each legal move of `view`, the labels our emails print for it: in the seat's language
-    and in English (the same presenter as the emails, `board.describe_move`)."""
+    and in English (the same presenter as the emails, `phrases.describe_move`)."""
     labels: list[list[str]] = [[] for _ in view["legal_moves"]]
     for lang in reading_languages(language):
         with i18n.using(lang):
             for i, move in enumerate(view["legal_moves"]):
-                text = board.describe_move(move, view)
+                text = phrases.describe_move(move, view)
                 if text not in labels[i]:
                     labels[i].append(text)
     return labels

@@ -10,7 +10,7 @@ import engine
 from pbem import i18n
 from pbem.inbound.lexer import Lexicon, Token, fold, fold_word, matches, words
 from pbem.inbound.vocabulary import COURTESY, FILLERS, GREETING, POLITE, SAY, TELL, VOCABULARIES
-from pbem.letters import board
+from pbem.present import phrases
 
 _PIECE = re.compile(r"[\w-]+")
 _SIGNED = (10, 4, 10)  # the shortest pieces of a signed token: payload.timestamp.signature
@@ -24,7 +24,7 @@ def printed_cards(languages: tuple[str, ...]) -> frozenset[str]:
     for lang in languages:
         if lang in VOCABULARIES:
             with i18n.using(lang):
-                names.update(fold(board.card_name(code)) for code in set(engine.FULL_DECK))
+                names.update(fold(phrases.card_name(code)) for code in set(engine.FULL_DECK))
     return frozenset(names)
 
 

@@ -10,7 +10,7 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from engine.view_types import PlayerView
-from pbem.letters.board import describe_move
+from pbem.present.phrases import describe_move
 from pbem.models import Game, MoveRecord
 
 FORCED_SOURCE = "forced"  # MoveRecord.source of a move the service played for its seat

@@ -23,7 +23,9 @@ from pbem.schedule import local_time_text
 from pbem.letters.unsubscribe import unsubscribe_headers, unsubscribe_url
 from pbem.config import Config
 from pbem.db import write
-from pbem.letters.board import board, event_sentences, final_result, present_moves
+from pbem.present.board import board
+from pbem.present.final import final_result
+from pbem.present.phrases import event_sentences, present_moves
 from pbem.letters.forced import played_for_you
 from pbem.letters.heard import take_unread
 from pbem.store import load_state
@@ -54,7 +56,7 @@ def seat_page_url(cfg: Config, seat: Seat) -> str:
 
 def move_links(cfg: Config, game: Game, seat: Seat, view: PlayerView) -> list[dict[str, Any]]:
     """One signed link per legal move of the seat: the presenter's move (`number`, `text`,
-    `outcome`, `move`, pbem/letters/board.py) with its `url` and `token`."""
+    `outcome`, `move`, pbem/present/phrases.py) with its `url` and `token`."""
     out = []
     for mv in present_moves(view):
         token = links.sign_move(cfg, game.id, seat.position, seat.link_nonce,  # type: ignore[arg-type]  # stored: its id is set

@@ -20,7 +20,9 @@ from pbem.db import read_scope, session_scope
 from pbem.games import errors, records, service
 from pbem import store
 from pbem.letters import notify
-from pbem.letters.board import board, describe_move, final_result, move_log
+from pbem.present.board import board, move_log
+from pbem.present.final import final_result
+from pbem.present.phrases import describe_move
 from pbem.logging import log_context
 from pbem.models import Game, GameStatus, Seat, utcnow
 from pbem.schedule import local_time_text, time_left_text

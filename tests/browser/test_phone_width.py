@@ -2,7 +2,7 @@
 scroll (`document.documentElement.scrollWidth <= 390` in the system Chromium), with hostile
 and non-Latin names in them. The emails are the ones the service really sends (phone_samples:
 games played, clocks swept, admin actions, the outbox delivered); every kind of email found in
-pbem/email_templates and every player-facing GET route of the app is covered, and one without
+email_templates/ and every player-facing GET route of the app is covered, and one without
 a sample fails the test. Screenshots at 1280 and 390 px go to test-artifacts/screenshots/."""
 from __future__ import annotations
 

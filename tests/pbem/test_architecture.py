@@ -11,7 +11,7 @@ from pathlib import Path
 PBEM = Path(__file__).resolve().parents[2] / "pbem"
 
 # The layers, lowest first. A module belongs to the longest prefix listed here.
-ENTRY, DOMAIN, LETTERS, MAIL, BASE = 5, 4, 3, 2, 1
+ENTRY, DOMAIN, LETTERS, PRESENT, MAIL, BASE = 6, 5, 4, 3, 2, 1
 LAYERS = {
     # entry points: parse, call the domain, render
     "pbem": ENTRY,  # the package root: create_app
@@ -22,6 +22,8 @@ LAYERS = {
     "pbem.games": DOMAIN,  # with its turn clocks (pbem.games.clocks)
     # every email: what it says and to whom
     "pbem.letters": LETTERS,
+    # how a game is shown to every reader: board, phrasebook, final breakdown (not only letters)
+    "pbem.present": PRESENT,
     # transport: knows no game
     "pbem.mail": MAIL,
     # storage, settings and pure helpers

@@ -21,8 +21,9 @@ from pbem import i18n
 from pbem.db import session_scope
 from pbem.games import bots, service
 from pbem import store
-from pbem.letters import board as words
-from pbem.letters.board import final_result
+from pbem.present import phrases as words
+from pbem.present.board import board
+from pbem.present.final import final_result
 from pbem.mail.render import email_names
 from pbem.models import GameStatus, OutboxStatus
 from pbem.schedule import time_left_text
@@ -269,7 +270,7 @@ def test_no_move_or_event_is_left_in_english(seed, language):
     with i18n.using(language):
         for state, events in _random_game(seed, 3, 400):
             view = engine.player_view(state, 0)
-            shown = words.board(view)  # what the turn email and the page show of the table
+            shown = board(view)  # what the turn email and the page show of the table
             sentences = [words.describe_move(m, view) for m in view["legal_moves"]]
             sentences += [words.describe_event(e, view["players"], 0) for e in events]
             sentences += [m["outcome"] for m in shown["moves"] if m["outcome"]]

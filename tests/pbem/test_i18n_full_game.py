@@ -15,7 +15,7 @@ from game_helpers import (cfg_of, deliver, game_row, hand_sections, html_part, m
 
 from pbem import i18n, links
 from pbem import store
-from pbem.letters.board import present_moves
+from pbem.present.phrases import present_moves
 from pbem.models import GameStatus
 
 SEATS = {"elodie@example.com": ("Élodie", "fr"), "thao@example.com": ("Thảo", "vi"),

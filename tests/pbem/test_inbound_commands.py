@@ -23,7 +23,7 @@ from pbem.inbound.lexer import fold
 from pbem.inbound.move_line import Command, read_command
 from pbem.inbound.vocabulary import VOCABULARIES
 from pbem.inbound.message import read_message
-from pbem.letters import board
+from pbem.present import phrases
 
 LANGS = tuple(i18n.LANGUAGES)
 
@@ -47,7 +47,7 @@ EVERY = list(range(1, len(LEGAL) + 1))
 
 def label(move: dict[str, Any], lang: str, view: dict[str, Any] = VIEW) -> str:
     with i18n.using(lang):
-        return board.describe_move(move, view)
+        return phrases.describe_move(move, view)
 
 
 def labels_for(lang: str, legal: list[dict[str, Any]] = LEGAL, view: dict[str, Any] = VIEW) -> list[list[str]]:

@@ -63,8 +63,9 @@ def test_the_wheel_ships_every_runtime_file(installed: Path) -> None:
     root = installed.parents[2]
     (wheel,) = (root / "wheels").glob("korsar_pbem-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for required in ("pbem/email_templates/welcome.html", "pbem/email_templates/welcome.txt",
-                     "pbem/email_templates/welcome.subject.txt", "pbem/email_templates/partials/board.html",
+    for required in ("email_templates/welcome.html", "email_templates/welcome.txt",
+                     "email_templates/welcome.subject.txt", "email_templates/partials/board.txt",
+                     "email_templates/email.css", "pbem/templates/shared/board.html",
                      "pbem/templates/base.html", "pbem/static/korsar.css", "pbem/migrations/env.py",
                      "pbem/migrations/script.py.mako"):
         assert required in names, f"{required} is not in the wheel"

@@ -18,7 +18,9 @@ from pbem.db import session_scope
 from pbem.games import service
 from pbem import store
 from pbem.letters import notify
-from pbem.letters.board import board, event_sentences, final_result
+from pbem.present.board import board
+from pbem.present.final import final_result
+from pbem.present.phrases import event_sentences
 from pbem.mail.render import render_email
 from pbem.models import Game, Seat
 
@@ -318,6 +320,6 @@ def test_a_ship_left_on_the_table_at_the_end_scores_for_nobody():
     ("عبد الرحمن", "\u2068عبد الرحمن\u2069"), ("דוד", "\u2068דוד\u2069"),
 ])
 def test_a_right_to_left_name_is_isolated_so_the_sentence_around_it_keeps_its_order(name, shown):
-    from pbem.letters.board import shown_name
+    from pbem.present.phrases import shown_name
 
     assert shown_name(name) == shown

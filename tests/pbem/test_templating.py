@@ -29,21 +29,21 @@ def test_the_same_output_as_jinja(app, source):
 
 
 def test_a_card_on_a_page_names_its_colour_and_escapes_its_name():
-    from pbem.letters.board import CardView
-    from pbem.web.templating import card_html
+    from pbem.present.phrases import CardView
+    from pbem.mail.render import card_html
 
     assert str(card_html(CardView("B3", "Blue pirate 3 <b>", "blue"))) == (
         '<span class="card card-blue" data-card="B3">Blue pirate 3 &lt;b&gt;</span>')
 
 
 def test_every_card_colour_has_one_page_class_with_the_emails_colours():
-    """colours.css (pages) and board._CARD_STYLE (emails' inline styles) are the same table."""
+    """colours.css (pages) and present/colours.CARD_STYLE (emails' inline styles) are the same table."""
     import re
     from pathlib import Path
 
     import engine
 
-    from pbem.letters.board import card
+    from pbem.present.phrases import card
 
     css = (Path(__file__).parents[2] / "pbem/static/colours.css").read_text()
     for code in set(engine.FULL_DECK):

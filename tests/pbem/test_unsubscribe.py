@@ -188,7 +188,7 @@ def _assert_raw_never(head: bytes, cfg, address: str) -> None:  # type: ignore[n
 
 
 def test_every_email_kind_to_a_player_carries_the_raw_one_click_headers(app, smtp_server):
-    """Walks every email kind (every template in pbem/email_templates/): each one to a player has
+    """Walks every email kind (every template in email_templates/): each one to a player has
     both headers raw on the wire and says in both bodies how to stop it; the admins' copy of
     a pause has no unsubscribe link and says how to stop it too."""
     from pbem.letters import emails

@@ -34,7 +34,7 @@ from pbem.games import notices
 from pbem.games.clocks import reminders
 import pbem.i18n as i18n
 from pbem.letters import emails
-from pbem.letters.board import describe_move
+from pbem.present.phrases import describe_move
 from pbem.schedule import is_clocked
 from pbem.config import Config
 from pbem.db import batched_writes, read_scope

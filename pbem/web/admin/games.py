@@ -10,7 +10,7 @@ from sqlmodel import col, select
 
 from pbem.auth import current_admin_email, record_audit
 from pbem.db import read_scope, session_scope
-from pbem.letters.board import admin_board, move_log
+from pbem.present.board import admin_board, move_log
 from pbem.games.service import create_game, seats_of
 from pbem.games.errors import GameError
 from pbem.games.finish import is_over

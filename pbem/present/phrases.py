@@ -1,45 +1,24 @@
-"""The one presenter of a game's board, shaped for templates (emails, player pages, the admin).
+"""The phrasebook: cards, moves, events, outcomes and blocked reasons in the reader's language.
 
-`board(engine.player_view(state, seat))` is what one seat sees: built ONLY from the player view,
-so nothing a seat may not see can reach a template. `admin_board(engine.admin_view(state))` is
-the admin's picture, made of the same pieces (one card, ship, side, player and team shape) plus
-every hand. `move_log(records, view)` is the move log in words for either viewer.
-
-Cards carry their colour as a word as well as a colour (colour-blind players). The colour word is
-`engine.colour_of`; pages colour it with the classes of pbem/static/colours.css (`card-green`,
-`colour-green`, `side-green`), emails inline `CardView.bg` / `.fg` from `_CARD_STYLE` below.
-
-Every word here is in the reader's language (pbem/i18n.py, catalog domain `emails`): cards,
-moves, events, outcomes and placings are worded from the engine's codes and parameters, one
-whole sentence per case (the reader's own sentences apart from another player's), never by
-translating the engine's English (`engine.describe_move` stays the English of `python -m engine`;
-in English, `describe_move` and `describe_event` here say exactly what it says).
+Every word is worded from the engine's codes and parameters (pbem/i18n.py, catalog domain
+`emails`), one whole sentence per case (the reader's own sentences apart from another player's),
+never by translating the engine's English (`engine.describe_move` stays the English of
+`python -m engine`; in English, `describe_move` and `describe_event` here say exactly what it
+says). Emails, pages, the admin, replies and the domain's notices all read it.
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import engine
+from engine.view_types import AnyView, PlayerView, ShipView
 from engine import explain
-from engine.view_types import AdminView, AnyView, PlayerView, ShipView, SideView
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy, ngettext
-
-# Background and text colour of each colour word of `engine.colour_of` (the same values as
-# pbem/static/colours.css, for the emails' inline styles); the word is always printed too.
-_CARD_STYLE: dict[str, tuple[str, str]] = {
-    "green": ("#2e7d32", "#ffffff"),
-    "blue": ("#1565c0", "#ffffff"),
-    "red": ("#c62828", "#ffffff"),
-    "black": ("#212121", "#ffffff"),
-    "white": ("#ffffff", "#212121"),
-    "merchant": ("#f5e6c8", "#3e2723"),
-}
-_NO_COLOUR_STYLE = ("#eeeeee", "#212121")  # a side with no colour yet (only the Admiral)
+from pbem.present.colours import CARD_STYLE
 
 
 @dataclass(frozen=True)
@@ -50,11 +29,11 @@ class CardView:
 
     @property
     def bg(self) -> str:
-        return _CARD_STYLE[self.colour][0]
+        return CARD_STYLE[self.colour][0]
 
     @property
     def fg(self) -> str:
-        return _CARD_STYLE[self.colour][1]
+        return CARD_STYLE[self.colour][1]
 
 
 # The cards' names in the reader's language, from their codes (engine.card_name is the
@@ -78,9 +57,6 @@ _COLOUR_MISSING = {
     "black": (lazy("You play Black on ship %(ship)s and hold no Black."),
               lazy("Your team plays Black on ship %(ship)s and you hold no Black.")),
 }
-# Places in words, as the final scores print them (8 sides at most: 8 players).
-_ORDINALS = [lazy("1st"), lazy("2nd"), lazy("3rd"), lazy("4th"), lazy("5th"), lazy("6th"),
-             lazy("7th"), lazy("8th")]
 
 
 def card_name(code: str) -> str:
@@ -104,13 +80,6 @@ def card(code: str) -> CardView:
     return CardView(code, card_name(code), engine.colour_of(code))
 
 
-def colour_style(colour: str | None) -> tuple[str, str]:
-    """Background and text colour of a side's colour word ("blue"); grey for none (only the Admiral)."""
-    if colour is None or colour not in _CARD_STYLE or colour == "merchant":
-        return _NO_COLOUR_STYLE
-    return _CARD_STYLE[colour]
-
-
 Names = Callable[[int | None], str]
 
 # Letters of right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko and their forms).
@@ -127,10 +96,10 @@ def shown_names(names: list[str]) -> list[str]:
     return [shown_name(n) for n in names]
 
 
-def _capital_you(words: str) -> str:
+def capital_you(words: str) -> str:
     """"you & Bob" opens a line as "You & Bob" (player names are left as they were typed)."""
     you = _("you")
-    return _first_upper(you) + words[len(you):] if words.startswith(you) else words
+    return first_upper(you) + words[len(you):] if words.startswith(you) else words
 
 
 def _and(words: list[str]) -> str:
@@ -140,186 +109,17 @@ def _and(words: list[str]) -> str:
     return _("%(first)s and %(last)s", first=", ".join(words[:-1]), last=words[-1])
 
 
-def _side(side: SideView, ship: ShipView, name: Names) -> dict[str, Any]:
-    colour = side["colour"]
-    bg, fg = colour_style(colour)
-    leader = ship.get("leader")
-    counting = card(leader["card"]) if leader is not None and leader["side"] == side["side"] else None
-    return {
-        "who": _capital_you(" & ".join(name(s) for s in side["seats"])),
-        "colour": colour,  # the colour word, None while only the Admiral fights for the side
-        "colour_name": colour_word(colour) if colour else _("no colour"),
-        "css": colour or "none",  # the page classes: colour-<css>, side-<css>
-        "bg": bg, "fg": fg,
-        "strength": side["strength"],
-        "cards": [card(c) for c in side["cards"]],
-        "strongest": ship.get("strongest_side") == side["side"],
-        # the captain or Admiral that counts on the ship (R4.7), when it is this side's
-        "counting": counting,
-        # the side that would take the ship if the capture checks ran now (R5.1)
-        "takes": explain.outlook(ship).side == side["side"],
-    }
-
-
-def _first_upper(text: str) -> str:
+def first_upper(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _ship(ship: ShipView, name: Names, whose: Names, me: int | None) -> dict[str, Any]:
-    leader = ship.get("leader")
-    look = explain.outlook(ship)
-    return {
-        "id": ship["id"],
-        "owner": name(ship["owner"]),
-        "whose": whose(ship["owner"]),
-        "Whose": _first_upper(whose(ship["owner"])),  # "Your", "Anne's": the rest as written
-        "value": ship["value"],
-        "merchant": card(f"M{ship['value']}"),
-        "on_hold_for": None if ship.get("on_hold_for") is None else name(ship["on_hold_for"]),
-        "sides": [_side(side, ship, name) for side in ship["sides"]],
-        "leader": None if leader is None else {"card": card(leader["card"]), "who": name(leader["seat"])},
-        "tied": look.code == "tied",
-        "outlook": _outlook_text(look, ship, name, me),
-        "blocked": None,  # why the viewer can play nothing on it (board() fills it in)
-    }
-
-
-def _board(view: AnyView, hands: list[list[str] | None], name: Names, whose: Names) -> dict[str, Any]:
-    """The pieces every viewer shares; `hands[seat]` is the hand the viewer may see, or None."""
-    me = view["seat"]
-    players = shown_names(view["players"])
-    team_of = view.get("team_of")
-    partner = view.get("partner")
-    team_play = view.get("team_scores") is not None
-    people = [{
-        "position": seat,
-        "name": player,
-        "label": _("You") if seat == me else player,
-        "is_you": seat == me,
-        "is_partner": seat == partner,
-        "team": team_of[seat] if team_of else None,
-        "hand_size": view["hand_sizes"][seat],
-        "hand": None if hands[seat] is None else [card(c) for c in hands[seat] or []],
-        "pile": list(view["score_piles"][seat]),
-        "score": view["scores"][seat],  # public: the same for every reader
-        "hand_cost": _hand_cost(view, seat),
-        "to_move": seat == view["to_move"],
-        "winner": not team_play and seat in view["winners"],
-    } for seat, player in enumerate(players)]
-    teams = None
-    if team_play:
-        teams = [{"index": t,
-                  "members": [name(s) for s in range(len(players)) if team_of and team_of[s] == t],
-                  "score": score,
-                  "winner": t in view["winners"]}
-                 for t, score in enumerate(view["team_scores"])]  # type: ignore[arg-type]  # team_play
-    table = [_ship(ship, name, whose, me) for ship in view["table"]]
-    if view["finished"]:  # what the final settlement (R6.2) left on the table
-        for ship in table:
-            ship["outlook"] = _("The game is over: this ship scores for nobody.")
-    return {
-        "players": people,
-        "table": table,
-        "draw_pile": view["draw_pile"],
-        "to_move": None if view["to_move"] is None else name(view["to_move"]),
-        "finished": view["finished"],
-        "teams": teams,
-        "winners": engine.winner_names(view, [name(s) for s in range(len(players))]),
-        "version": view["version"],
-    }
-
-
-def board(view: PlayerView) -> dict[str, Any]:
-    """What one seat sees, from `engine.player_view`: hand, partner's hand, table, players, scores."""
-    me: int = view["seat"]
-    players = shown_names(view["players"])
-    partner = view.get("partner")
-
-    def name(seat: int | None) -> str:
-        return _("nobody") if seat is None else (_("you") if seat == me else players[seat])
-
-    def whose(seat: int | None) -> str:
-        return _("your") if seat == me else _("%(who)s's", who=name(seat))
-
-    hands: list[list[str] | None] = [None] * len(players)
-    hands[me] = view["hand"]
-    if partner is not None:
-        hands[partner] = view.get("partner_hand") or []
-    shared = _board(view, hands, name, whose)
-    reasons = {r.ship: _blocked_text(r, view) for r in explain.blocked(view)} \
-        if not view["finished"] else {}
-    for ship in shared["table"]:
-        ship["blocked"] = reasons.get(ship["id"])
-    return {
-        **shared,
-        "blocked_everywhere": reasons.get(None),
-        "moves": present_moves(view),
-        "seat": me,
-        "you": players[me],
-        "hand": shared["players"][me]["hand"],
-        "partner": None if partner is None else {
-            "position": partner, "name": players[partner], "hand": shared["players"][partner]["hand"]},
-        "your_turn": view["to_move"] == me,
-    }
-
-
-def admin_board(view: AdminView) -> dict[str, Any]:
-    """The admin's picture, from `engine.admin_view`: the same board with every hand (never for players)."""
-    players = shown_names(view["players"])
-
-    def name(seat: int | None) -> str:
-        return _("nobody") if seat is None else players[seat]
-
-    def whose(seat: int | None) -> str:
-        return _("%(who)s's", who=name(seat))
-
-    return _board(view, list(view["hands"]), name, whose)
-
-
-def move_log(records: list[Any], view: AnyView) -> list[dict[str, Any]]:
-    """The stored moves in words for the viewer of `view` (a seat, or the admin):
-    [{number, who, source, at, sentences}], newest last."""
-    players = shown_names(view["players"])
-    me = view["seat"]
-    log = []
-    moves = [json.loads(record.events_json or "[]") for record in records]
-    for record, sentences in zip(records, event_sentences(moves, players, me)):
-        if not sentences and me is None:  # the admin sees the stored move of a row without events
-            sentences = [f"{players[record.seat]}: "
-                         f"{json.dumps(json.loads(record.move_json), sort_keys=True)}"]
-        log.append({"number": record.number, "who": players[record.seat], "source": record.source,
-                    "at": record.created_at, "sentences": sentences})
-    return log
-
-
-# ---------------------------------------------------------------- the rules' reasons in words
-def _ordinal(n: int) -> str:
-    if 1 <= n <= len(_ORDINALS):
-        return _(_ORDINALS[n - 1])
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def _side_seats(view: AnyView, side: int) -> list[int]:
+def side_seats(view: AnyView, side: int) -> list[int]:
     team_of = view.get("team_of")
     return [s for s in range(len(view["players"])) if (team_of[s] if team_of else s) == side]
 
 
-def _hand_cost(view: AnyView, seat: int) -> str | None:
-    """What the merchant ships in a hand the reader may see cost at the end (R6.3)."""
-    merchants = (view.get("hand_merchants") or [None] * len(view["players"]))[seat]
-    if not merchants:
-        return None
-    gold = sum(merchants)
-    if view["finished"]:
-        return ngettext("%(num)s merchant ship left in hand: -%(gold)s",
-                        "%(num)s merchant ships left in hand: -%(gold)s", len(merchants), gold=gold)
-    return ngettext("%(num)s merchant ship in hand: -%(gold)s if the game ended now",
-                    "%(num)s merchant ships in hand: -%(gold)s if the game ended now",
-                    len(merchants), gold=gold)
-
-
-def _outlook_text(look: explain.Outlook, ship: ShipView, name: Names, me: int | None) -> str:
+# ---------------------------------------------------------------- the rules' reasons in words
+def outlook_text(look: explain.Outlook, ship: ShipView, name: Names, me: int | None) -> str:
     """Who would take the ship now; the reader (`me`) has sentences of their own."""
     you = look.seat is not None and look.seat == me
     who = name(look.seat)
@@ -347,7 +147,7 @@ def _outlook_text(look: explain.Outlook, ship: ShipView, name: Names, me: int | 
              who=who, card=leader)
 
 
-def _blocked_text(reason: explain.Blocked, view: AnyView) -> str:
+def blocked_text(reason: explain.Blocked, view: AnyView) -> str:
     """Why the reader can attack or reinforce none of a ship (or of any ship)."""
     n = reason.ship
     if reason.code == "no_pirates":
@@ -417,7 +217,7 @@ def outcome_text(view: PlayerView, move: dict[str, Any]) -> str | None:
                  "unless someone attacks it first.")
 
     def side_name(side: int | None) -> str:
-        return " & ".join(players[s] for s in _side_seats(view, side)) if side is not None \
+        return " & ".join(players[s] for s in side_seats(view, side)) if side is not None \
             else _("Another side")
 
     ship = next(s for s in view["table"] if s["id"] == o.ship)
@@ -574,7 +374,7 @@ def _game_over_text(e: dict[str, Any], players: list[str], viewer: int | None) -
         verdict = _("You won") if e.get("team_scores") is None and w == viewer else \
             _("%(who)s won", who=names[w])
     else:
-        verdict = _capital_you(_("%(names)s share the win", names=_and([names[w] for w in winners])))
+        verdict = capital_you(_("%(names)s share the win", names=_and([names[w] for w in winners])))
     return _("The game is over. Final gold: %(scores)s. %(verdict)s.", scores=table, verdict=verdict)
 
 
@@ -611,94 +411,3 @@ def event_sentences(moves: list[list[dict[str, Any]]], players: list[str],
         out.append(sentences)
     return out
 
-
-def _settled_line(e: dict[str, Any], fought: bool, players: list[str], me: int | None) -> str:
-    """One ship the final settlement (R6.2) gave away, for the final breakdown."""
-    owner, seat, ship, gold = e["owner"], e["seat"], e["ship"], e["value"]
-    if seat != owner:
-        if owner == me:
-            return _("Ship %(ship)s (%(gold)s gold, yours): captured by %(who)s.",
-                     ship=ship, gold=gold, who=players[seat])
-        if seat == me:
-            return _("Ship %(ship)s (%(gold)s gold, %(owner)s's): captured by you.",
-                     ship=ship, gold=gold, owner=players[owner])
-        return _("Ship %(ship)s (%(gold)s gold, %(owner)s's): captured by %(who)s.",
-                 ship=ship, gold=gold, owner=players[owner], who=players[seat])
-    if fought:
-        if owner == me:
-            return _("Ship %(ship)s (%(gold)s gold, yours): you won the fight for it.",
-                     ship=ship, gold=gold)
-        return _("Ship %(ship)s (%(gold)s gold, %(owner)s's): %(owner)s won the fight for it.",
-                 ship=ship, gold=gold, owner=players[owner])
-    if owner == me:
-        return _("Ship %(ship)s (%(gold)s gold, yours): nobody attacked it: it went home to you.",
-                 ship=ship, gold=gold)
-    return _("Ship %(ship)s (%(gold)s gold, %(owner)s's): nobody attacked it: it went home to "
-             "%(owner)s.", ship=ship, gold=gold, owner=players[owner])
-
-
-def _left_line(s: ShipView, players: list[str], me: int | None) -> str:
-    """One ship still on the table at the end: tied (nobody takes it) or scoring for nobody."""
-    ship, gold, owner = s["id"], s["value"], s["owner"]
-    if owner == me:
-        if s["sides"]:
-            return _("Ship %(ship)s (%(gold)s gold, yours): tied, it goes to nobody.", ship=ship, gold=gold)
-        return _("Ship %(ship)s (%(gold)s gold, yours): it scores for nobody.", ship=ship, gold=gold)
-    if s["sides"]:
-        return _("Ship %(ship)s (%(gold)s gold, %(owner)s's): tied, it goes to nobody.",
-                 ship=ship, gold=gold, owner=players[owner])
-    return _("Ship %(ship)s (%(gold)s gold, %(owner)s's): it scores for nobody.",
-             ship=ship, gold=gold, owner=players[owner])
-
-
-def _placing(mine: dict[str, Any], of: int, team: bool) -> str:
-    """"You came 2nd of 3.", "Your team shared 1st place of 2.": a whole sentence per case."""
-    place = mine["place_text"]
-    if team:
-        if mine["shared"]:
-            return _("Your team shared %(place)s place of %(of)s.", place=place, of=of)
-        return _("Your team came %(place)s of %(of)s.", place=place, of=of)
-    if mine["shared"]:
-        return _("You shared %(place)s place of %(of)s.", place=place, of=of)
-    return _("You came %(place)s of %(of)s.", place=place, of=of)
-
-
-def final_result(view: AnyView, moves: list[list[dict[str, Any]]]) -> dict[str, Any]:
-    """The final breakdown of a finished game for the reader of `view` (a seat, or the admin with
-    `seat` None): per side its captured ships, the merchant ships left in its hands (shown at the
-    end) and what they subtract, its final score and place; the ships the final settlement
-    (R6.2) gave away, and to whom; the ships left to nobody; the reader's placing."""
-    me = view["seat"]
-    players = shown_names(view["players"])
-
-    def name(seat: int | None) -> str:
-        return _("nobody") if seat is None else (_("you") if seat == me else players[seat])
-
-    totals: list[int] = view["team_scores"] if view.get("team_scores") is not None else view["scores"]  # type: ignore[assignment]
-    hands = view.get("hand_merchants") or [[] for _seat in players]
-    sides = []
-    for side, total in enumerate(totals):
-        seats = _side_seats(view, side)
-        captured = sorted((g for s in seats for g in view["score_piles"][s]), reverse=True)
-        in_hand = sorted((g for s in seats for g in hands[s] or []), reverse=True)
-        place = 1 + sum(1 for t in totals if t > total)
-        sides.append({
-            "side": side, "who": _capital_you(" & ".join(name(s) for s in seats)),
-            "is_you": me in seats, "captured": captured, "captured_gold": sum(captured),
-            "in_hand": in_hand, "hand_gold": sum(in_hand), "score": total, "place": place,
-            "place_text": _ordinal(place), "shared": sum(1 for t in totals if t == total) > 1,
-            "winner": side in view["winners"],
-        })
-    attacked: set[int] = set()
-    settled = []
-    for events in moves:
-        for e in events:
-            if e.get("kind") in ("pirate", "captain", "admiral") and e.get("attack"):
-                attacked.add(e["ship"])
-            if e.get("kind") == "capture" and e.get("settlement"):
-                settled.append(_settled_line(e, e["ship"] in attacked, players, me))
-    left = [_left_line(s, players, me) for s in view["table"]]
-    mine = next((s for s in sides if s["is_you"]), None)
-    placing = None if mine is None else _placing(mine, len(sides), bool(view.get("teams")))
-    ranked = sorted(sides, key=lambda s: (s["place"], s["side"]))
-    return {"sides": ranked, "settled": settled, "left": left, "placing": placing}
