@@ -167,3 +167,13 @@ def test_the_letters_know_no_domain_and_mail_knows_no_letter() -> None:
                 assert not target.startswith(("pbem.games", "pbem.web")), f"{m}:{line}"
             if m.startswith("pbem.mail"):
                 assert _layer(target) == BASE or target.startswith("pbem.mail"), f"{m}:{line}"
+
+
+MAX_MODULE_LINES = 450  # a module past this holds more than one concept (issue 24); migrations aside
+
+
+def test_no_module_of_pbem_holds_more_than_one_room() -> None:
+    long = [f"{path.relative_to(PBEM.parent)}: {n} lines"
+            for path in sorted(PBEM.rglob("*.py")) if "migrations" not in path.parts
+            for n in [len(path.read_text(encoding="utf-8").splitlines())] if n > MAX_MODULE_LINES]
+    assert not long, "\n".join(long)
