@@ -33,13 +33,12 @@ from pbem.letters import emails
 import pbem.i18n as i18n
 from pbem.letters.emails import reminder_extra
 from pbem.schedule import is_clocked, next_reminder, on_vacation
-from pbem.letters.unsubscribe import unsubscribe_headers, unsubscribe_url
+from pbem.letters.send import build, queue, wants_mail
 from pbem.config import Config
 from pbem.db import batched_writes
 from pbem.letters import notify
 from pbem.games.service import load_state
 from pbem.mail.outbox import Email, OutboxRow
-from pbem.mail.render import render_email
 from pbem.mail.writers import Cancel, register_writer
 from pbem.models import Game, GameStatus, OutboxMessage, Seat
 
@@ -72,7 +71,7 @@ def no_reminder_reason(seat: Seat | None, now: datetime) -> str | None:
     """Why the seat to move gets no reminder now (the admin's nudge says it), or None."""
     if seat is None or not is_clocked(seat):
         return "Nobody (human) is to move in this game."
-    if not notify.wants_mail(seat):
+    if not wants_mail(seat):
         return f'{seat.name} has no email address: set one with "change email".'
     if seat.unsubscribed:
         return (f"{seat.name} has switched reminders off; "
@@ -86,17 +85,15 @@ def wants_reminder(seat: Seat | None, now: datetime) -> bool:
     return no_reminder_reason(seat, now) is None
 
 
-@i18n.speaking_to("seat")
-def _queue_reminder(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> OutboxRow:
+def _queue_reminder(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> OutboxRow | None:
     """Queue a reminder written at delivery (`DEFERRED`)."""
     # Stamped with the instant of the claim (the sweep's clock): a turn started after it makes
     # the reminder stale at delivery.
-    return notify.queue_deferred(session, cfg, game, seat, KIND, DEFERRED_TEXT,
-                                 subject=reminder_extra(game, seat, now),
-                                 headers=unsubscribe_headers(cfg, seat), now=now)
+    return queue(session, cfg, KIND, seat, {"game": {"name": game.name}, **reminder_extra(game, seat, now)},
+                 game=game, write_at_delivery=DEFERRED_TEXT, now=now)
 
 
-def queue_nudge(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> OutboxRow:
+def queue_nudge(session: Session, cfg: Config, game: Game, seat: Seat, now: datetime) -> OutboxRow | None:
     """The admin's nudge: a reminder outside the ladder, queued like the sweep's (written, or
     cancelled if the turn is over by then, at delivery)."""
     return _queue_reminder(session, cfg, game, seat, now)
@@ -120,8 +117,9 @@ def queue_due_reminders(session: Session, cfg: Config, game_ids: list[int], now:
             # Nobody (human) to move any more gives (last step, None): the stale time is dropped.
             step, next_at = next_reminder(game, seat, game.reminders_sent + 1, not_before=now)
             steps.append({"gid": game.id, "next_at": next_at, "step": step})
-            if wants_reminder(seat, now):
-                rows.append(_queue_reminder(session, cfg, game, seat, now))
+            row = _queue_reminder(session, cfg, game, seat, now) if wants_reminder(seat, now) else None
+            if row is not None:
+                rows.append(row)
     if not steps:
         return 0
     table = Game.__table__  # type: ignore[attr-defined]  # SQLModel declares no __table__
@@ -140,9 +138,7 @@ def reminder_email(session: Session, cfg: Config, game: Game, seat: Seat, now: d
     """The full reminder: the turn email's content with fresh links, plus the time left."""
     context = notify.seat_context(session, cfg, game, seat, load_state(game))
     context.update(reminder_extra(game, seat, now))
-    context["unsubscribe_url"] = unsubscribe_url(cfg, seat)
-    return render_email(KIND, seat.email or "", context, {**unsubscribe_headers(cfg, seat),
-                                                          "Reply-To": notify.reply_to(cfg, game, seat)})
+    return build(cfg, KIND, seat, context, headers={"Reply-To": notify.reply_to(cfg, game, seat)})
 
 
 def stale_reason(game: Game | None, seat: Seat | None, row: OutboxMessage, now: datetime) -> str | None:
