@@ -103,7 +103,7 @@ def render_cost(engine, cfg: Config, count: int = 200) -> float:
     """Seconds per reminder rendered at delivery (board, signed move links, text + html)."""
     from sqlmodel import Session, col, select
 
-    from pbem.games.clocks.reminders import reminder_email
+    from pbem.letters.deferred import reminder_email
     from pbem.models import OutboxMessage
 
     with Session(engine) as session:

@@ -29,7 +29,8 @@ from sqlalchemy import insert
 from benchmarks.common import free_port, percentile, scratch_database
 from pbem.config import Config
 from pbem.db import create_all, make_engine, session_scope
-from pbem.mail.delivery import SmtpLink, deliver_due
+from pbem.mail.delivery import deliver_due
+from pbem.mail.smtp import SmtpLink
 from pbem.mail.outbox import Email, enqueue, new_message_id
 from pbem.models import OutboxMessage, OutboxStatus, utcnow
 from pbem.worker import BATCH_SIZE

@@ -26,7 +26,7 @@ from corpus_mail import LANGUAGES, Verdict, corpus, run_row  # noqa: E402
 from game_helpers import make_cfg  # noqa: E402
 
 from pbem.db import create_all, make_engine  # noqa: E402
-from pbem.games.clocks.reminders import register_writers  # noqa: E402
+from pbem.letters.deferred import register_writers  # noqa: E402
 from pbem.migrations import SchemaMismatch, upgrade_database  # noqa: E402
 
 

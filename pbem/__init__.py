@@ -67,7 +67,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     cli.init_app(app)
     # The mail transport knows no game: it is handed the writers of the emails written at
     # delivery here (the worker and the CLI run this factory too).
-    from pbem.games.clocks.reminders import register_writers
+    from pbem.letters.deferred import register_writers
     from pbem.games.proposals import register_writers as register_invitation_writers
     register_writers()
     register_invitation_writers()  # the confirmation and "my games" links anyone can ask for

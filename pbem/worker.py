@@ -27,7 +27,8 @@ from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games.invitations import expire_invitations
 from pbem.games.bots import play_due_bots
-from pbem.mail.delivery import SmtpLink, deliver_due, default_worker_id
+from pbem.mail.delivery import deliver_due, default_worker_id
+from pbem.mail.smtp import SmtpLink
 from pbem.runtime import tune_gc
 
 log = logging.getLogger("pbem.worker")

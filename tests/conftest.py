@@ -24,7 +24,7 @@ DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 def pytest_configure(config: pytest.Config) -> None:
     # What create_app does at start-up: tests that deliver without an app need the game side's
     # writers of the emails written at delivery too.
-    from pbem.games.clocks.reminders import register_writers
+    from pbem.letters.deferred import register_writers
     from pbem.games.proposals import register_writers as register_invitation_writers
 
     register_writers()

@@ -16,7 +16,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 
-from pbem.games.clocks import reminders
+from pbem.letters import deferred
 from pbem.games.notices import add_news
 from pbem.i18n import gettext as _
 from pbem.letters import emails
@@ -177,11 +177,11 @@ def send_reminder_now(session: Session, cfg: Config, game_id: int, *, now: datet
     game, seats = lock_game_with_seats(session, game_id)
     check_running(game)
     seat = _seat_to_move(game, seats)
-    refused = reminders.no_reminder_reason(seat, now)
+    refused = deferred.no_reminder_reason(seat, now)
     if refused is not None:
         raise GameError(refused, 409)
     assert seat is not None
-    reminders.queue_nudge(session, cfg, game, seat, now)
+    deferred.queue_nudge(session, cfg, game, seat, now)
     _log("nudge", game, actor, seat=seat.position)
     return seat
 

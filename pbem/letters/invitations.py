@@ -29,8 +29,8 @@ from pbem import links
 from pbem.config import Config
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.mail.outbox import Email, OutboxRow, enqueue
-from pbem.mail.render import render_email, render_subject
+from pbem.letters.send import Address, build, queue
+from pbem.mail.outbox import Email, OutboxRow
 from pbem.mail.suppression import is_suppressed
 from pbem.models import Invitation, InvitationStatus, Proposal, SeatKind
 from pbem.schedule import parse_ladder
@@ -194,44 +194,38 @@ def _about(cfg: Config, proposal: Proposal, invitations: Sequence[Invitation], t
             "clock": clock_sentences(proposal)}
 
 
-def _queue(session: Session, cfg: Config, kind: str, to_addr: str, context: dict[str, Any],
-           proposal: Proposal | None = None) -> OutboxRow:
-    email = render_email(kind, to_addr, context, links.never_headers(cfg, to_addr))
-    return enqueue(session, cfg, email, game_id=proposal.game_id if proposal is not None else None)
-
-
-def _queue_deferred(session: Session, cfg: Config, kind: str, to_addr: str, language: str,
-                    params: dict[str, Any]) -> OutboxRow:
+@i18n.speaking_to("to")
+def _queue_deferred(session: Session, cfg: Config, kind: str, to: Address,
+                    params: dict[str, Any]) -> OutboxRow | None:
     """An email anyone can ask for, queued to be written at delivery (its subject, in the
     reader's language, names no game: the requester wrote the game's name)."""
-    with i18n.using(language):
-        subject = render_subject(kind, {"game": {"name": _("A new game")}})
-    placeholder = Email(kind=kind, to_addr=to_addr, text_body=DEFERRED_TEXT[kind], html_body="", subject=subject)
-    return enqueue(session, cfg, placeholder, deferred=kind, params=params)
+    subject = {"game": {"name": _("A new game")}}
+    return queue(session, cfg, kind, to, subject, write_at_delivery=DEFERRED_TEXT[kind], params=params)
 
 
-def queue_confirmation(session: Session, cfg: Config, proposal: Proposal) -> OutboxRow:
+def queue_confirmation(session: Session, cfg: Config, proposal: Proposal) -> OutboxRow | None:
     """"Confirm your game", to the creator, written at delivery (`confirmation_email`) or
     cancelled there (the address said never, or may not be mailed any more today)."""
-    return _queue_deferred(session, cfg, CONFIRM_KIND, proposal.creator_email, proposal.language,
+    return _queue_deferred(session, cfg, CONFIRM_KIND, Address(proposal.creator_email, proposal.language),
                            {"proposal_id": proposal.id})
 
 
+@i18n.speaking_to("proposal")
 def confirmation_email(cfg: Config, proposal: Proposal, invitations: Sequence[Invitation], *,
                        plain: bool = False) -> Email:
     """"Confirm your game", to the creator: the setup, the single-use link (24 hours), what
     happens next. The only email of a proposal before the creator confirms it."""
     to_addr = proposal.creator_email
-    with i18n.using(proposal.language):
-        creator = creator_of(proposal, invitations)
-        context = {**_about(cfg, proposal, invitations, to_addr, creator, plain=plain),
-                   "confirm_url": links.confirm_url(cfg, proposal.id, proposal.nonce),  # type: ignore[arg-type]  # stored: its id is set
-                   "valid_hours": plural(CONFIRM_HOURS, "hour"),
-                   "invites_anyone": any(i.kind != SeatKind.BOT and i.position != creator.position
-                                         for i in invitations)}
-        return render_email(CONFIRM_KIND, to_addr, context, links.never_headers(cfg, to_addr))
+    creator = creator_of(proposal, invitations)
+    context = {**_about(cfg, proposal, invitations, to_addr, creator, plain=plain),
+               "confirm_url": links.confirm_url(cfg, proposal.id, proposal.nonce),  # type: ignore[arg-type]  # stored: its id is set
+               "valid_hours": plural(CONFIRM_HOURS, "hour"),
+               "invites_anyone": any(i.kind != SeatKind.BOT and i.position != creator.position
+                                     for i in invitations)}
+    return build(cfg, CONFIRM_KIND, Address(to_addr, proposal.language), context)
 
 
+@i18n.speaking_to("invitation")
 def queue_invitation(session: Session, cfg: Config, proposal: Proposal, invitation: Invitation,
                      invitations: Sequence[Invitation], *, plain: bool = False) -> OutboxRow | None:
     """The one invitation an invited human gets: who invites them (by name), the game, the
@@ -239,15 +233,15 @@ def queue_invitation(session: Session, cfg: Config, proposal: Proposal, invitati
     to_addr = invitation.email
     if not to_addr or is_suppressed(session, to_addr):
         return None
-    with i18n.using(invitation.language):
-        context = {**_about(cfg, proposal, invitations, to_addr, invitation, plain=plain),
-                   "you": short(invitation.name) if plain else invitation.name,
-                   "answer_url": links.invitation_url(cfg, invitation.id, invitation.nonce),  # type: ignore[arg-type]  # stored: its id is set
-                   "expires": (i18n.format_datetime(invitation.expires_at, "UTC")
-                               if invitation.expires_at else None)}
-        return _queue(session, cfg, "invitation", to_addr, context, proposal)
+    context = {**_about(cfg, proposal, invitations, to_addr, invitation, plain=plain),
+               "you": short(invitation.name) if plain else invitation.name,
+               "answer_url": links.invitation_url(cfg, invitation.id, invitation.nonce),  # type: ignore[arg-type]  # stored: its id is set
+               "expires": (i18n.format_datetime(invitation.expires_at, "UTC")
+                           if invitation.expires_at else None)}
+    return queue(session, cfg, "invitation", Address(to_addr, invitation.language), context)
 
 
+@i18n.speaking_to("proposal")
 def _to_creator(session: Session, cfg: Config, kind: str, proposal: Proposal,
                 invitations: Sequence[Invitation], missing: Sequence[Invitation]) -> OutboxRow | None:
     """The creator told that `missing` will not play (declined, or did not answer in time), with
@@ -255,12 +249,11 @@ def _to_creator(session: Session, cfg: Config, kind: str, proposal: Proposal,
     to_addr = proposal.creator_email
     if is_suppressed(session, to_addr):
         return None
-    with i18n.using(proposal.language):
-        creator = creator_of(proposal, invitations)
-        context = {**_about(cfg, proposal, invitations, to_addr, creator, with_status=True),
-                   "missing": _and_list([player_name(i) for i in missing]),
-                   "manage_url": links.proposal_url(cfg, proposal.id, proposal.nonce)}  # type: ignore[arg-type]  # stored: its id is set
-        return _queue(session, cfg, kind, to_addr, context, proposal)
+    creator = creator_of(proposal, invitations)
+    context = {**_about(cfg, proposal, invitations, to_addr, creator, with_status=True),
+               "missing": _and_list([player_name(i) for i in missing]),
+               "manage_url": links.proposal_url(cfg, proposal.id, proposal.nonce)}  # type: ignore[arg-type]  # stored: its id is set
+    return queue(session, cfg, kind, Address(to_addr, proposal.language), context)
 
 
 def queue_declined(session: Session, cfg: Config, proposal: Proposal, invitation: Invitation,
@@ -277,6 +270,7 @@ def queue_expired(session: Session, cfg: Config, proposal: Proposal, expired: li
     return _to_creator(session, cfg, "invitations_expired", proposal, invitations, expired)
 
 
+@i18n.speaking_to("invitation")
 def queue_proposal_cancelled(session: Session, cfg: Config, proposal: Proposal, invitation: Invitation,
                              invitations: Sequence[Invitation]) -> OutboxRow | None:
     """To an invitee who had accepted or was invited: the creator cancelled the game; nothing
@@ -284,24 +278,27 @@ def queue_proposal_cancelled(session: Session, cfg: Config, proposal: Proposal, 
     to_addr = invitation.email
     if not to_addr or is_suppressed(session, to_addr):
         return None
-    with i18n.using(invitation.language):
-        creator = creator_of(proposal, invitations)
-        context = {**_common(cfg, proposal, to_addr), "you": invitation.name,
-                   "creator": {"name": creator.name},
-                   "accepted": invitation.status == InvitationStatus.ACCEPTED}
-        return _queue(session, cfg, "proposal_cancelled", to_addr, context, proposal)
+    creator = creator_of(proposal, invitations)
+    context = {**_common(cfg, proposal, to_addr), "you": invitation.name,
+               "creator": {"name": creator.name},
+               "accepted": invitation.status == InvitationStatus.ACCEPTED}
+    return queue(session, cfg, "proposal_cancelled", Address(to_addr, invitation.language), context)
 
 
-def queue_my_games_link(session: Session, cfg: Config, email: str, language: str) -> OutboxRow:
+def queue_my_games_link(session: Session, cfg: Config, email: str, language: str) -> OutboxRow | None:
     """A "my games" link asked for at /me, written at delivery (`my_games_link_email`) or
     cancelled there: the request does the same work whoever the address is."""
-    return _queue_deferred(session, cfg, MY_GAMES_KIND, email, language, {"language": language})
+    return _queue_deferred(session, cfg, MY_GAMES_KIND, Address(email, language), {"language": language})
 
 
 def my_games_link_email(cfg: Config, email: str, language: str) -> Email:
     """The signed link to the address's "my games" page (7 days), asked for at /me."""
-    with i18n.using(language):
-        context = {**_common(cfg, None, email), "game": {"name": _("Your games")},
-                   "my_games_url": links.my_games_url(cfg, email),
-                   "valid_days": plural(MY_GAMES_DAYS, "day")}
-        return render_email(MY_GAMES_KIND, email, context, links.never_headers(cfg, email))
+    return _my_games_link(cfg, Address(email, language))
+
+
+@i18n.speaking_to("to")
+def _my_games_link(cfg: Config, to: Address) -> Email:
+    context = {**_common(cfg, None, to.email), "game": {"name": _("Your games")},
+               "my_games_url": links.my_games_url(cfg, to.email),
+               "valid_days": plural(MY_GAMES_DAYS, "day")}
+    return build(cfg, MY_GAMES_KIND, to, context)

@@ -20,7 +20,8 @@ from sqlmodel import Session, col, select
 from pbem import links
 import pbem.i18n as i18n
 from pbem.schedule import local_time_text
-from pbem.letters.unsubscribe import unsubscribe_headers, unsubscribe_url
+from pbem.letters.send import build, queue, wants_mail
+from pbem.letters.unsubscribe import unsubscribe_url
 from pbem.config import Config
 from pbem.db import write
 from pbem.present.board import board
@@ -29,14 +30,8 @@ from pbem.present.phrases import event_sentences, present_moves
 from pbem.letters.forced import played_for_you
 from pbem.letters.heard import take_unread
 from pbem.store import load_state
-from pbem.mail.outbox import Email, OutboxRow, enqueue
-from pbem.mail.render import render_email, render_subject
-from pbem.models import Game, GameStatus, MoveRecord, OutboxMessage, Seat, SeatKind, utcnow
-
-
-def wants_mail(seat: Seat) -> bool:
-    """A person with an address who has not left the game (pbem/games/lifecycle.py leave_game)."""
-    return seat.kind == SeatKind.HUMAN and bool(seat.email) and not seat.left_game
+from pbem.mail.outbox import Email, OutboxRow
+from pbem.models import Game, GameStatus, MoveRecord, OutboxMessage, Seat, utcnow
 
 
 def reply_to(cfg: Config, game: Game, seat: Seat) -> str:
@@ -112,30 +107,12 @@ def seat_context(session: Session, cfg: Config, game: Game, seat: Seat, state: e
 
 
 @i18n.speaking_to("seat")
-def queue_email(session: Session, cfg: Config, game: Game, seat: Seat, kind: str,
-                context: dict[str, Any], *, first: bool = False,
-                headers: dict[str, str] | None = None) -> OutboxRow | None:
-    """Render email `kind` for `seat` and queue it in the game's thread (None: no email). It
-    carries the seat's one-click `List-Unsubscribe` headers, like every email to a player."""
-    if not wants_mail(seat):
-        return None
-    headers = {**unsubscribe_headers(cfg, seat), **(headers or {})}
-    email = render_email(kind, seat.email, context, headers)  # type: ignore[arg-type]  # wants_mail: seat has an email
-    if first:
-        return enqueue(session, cfg, email, game_id=game.id, seat_id=seat.id,
-                       message_id=game.thread_id)
-    return enqueue(session, cfg, email, game_id=game.id, seat_id=seat.id,
-                   thread_id=game.thread_id)
-
-
-@i18n.speaking_to("seat")
 def queue_welcome(session: Session, cfg: Config, game: Game, seat: Seat, state: engine.GameState,
                   *, first: bool = False) -> OutboxRow | None:
     context = seat_context(session, cfg, game, seat, state, with_moves=False)
-    return queue_email(session, cfg, game, seat, "welcome", context, first=first)
+    return queue(session, cfg, "welcome", seat, context, game=game, first=first)
 
 
-@i18n.speaking_to("seat")
 def queue_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
                      state: engine.GameState, *, now: datetime | None = None) -> OutboxRow | None:
     """The "your turn" email, queued to be written at delivery (`DEFERRED_TURN_TEXT`, see
@@ -159,30 +136,14 @@ _MARK_SEEN = (update(_SEATS).where(_SEATS.c.id == bindparam("b_id"),
               .values(last_seen_version=bindparam("b_version")))
 
 
-@i18n.speaking_to("seat")
-def queue_deferred(session: Session, cfg: Config, game: Game, seat: Seat, kind: str, text: str, *,
-                   subject: dict[str, Any] | None = None, params: dict[str, Any] | None = None,
-                   headers: dict[str, str] | None = None, now: datetime | None = None) -> OutboxRow:
-    """Queue an email `kind` to `seat` that the delivery worker writes just before sending it,
-    with the writer registered under `kind` (`pbem.games.clocks.reminders.DEFERRED`): its subject
-    now, `text` as its body until then (the admin outbox page shows it), `params` for what the
-    writer needs to know (its own column). `headers` are only for the row as queued (the
-    written email brings its own)."""
-    email = Email(kind=kind, to_addr=seat.email or "", text_body=text, html_body="",
-                  subject=render_subject(kind, {"game": {"name": game.name}, **(subject or {})}),
-                  headers=headers or {})
-    return enqueue(session, cfg, email, game_id=game.id, seat_id=seat.id,
-                   thread_id=game.thread_id or None, now=now, deferred=kind, params=params)
-
-
 def _queue_deferred_turn(session: Session, cfg: Config, game: Game, seat: Seat,
-                         state: engine.GameState, *, now: datetime | None = None) -> OutboxRow:
+                         state: engine.GameState, *, now: datetime | None = None) -> OutboxRow | None:
     since = seat.last_seen_version
     if since >= state.version:  # this turn's email again (a resend): it keeps that turn's news
         since = _before_own_last_move(session, game, seat, state.version)
-    return queue_deferred(session, cfg, game, seat, "turn", DEFERRED_TURN_TEXT,
-                          subject={"board": {"you": seat.name}},
-                          params={"version": state.version, "since": since}, now=now)
+    return queue(session, cfg, "turn", seat, {"game": {"name": game.name}, "board": {"you": seat.name}},
+                 game=game, write_at_delivery=DEFERRED_TURN_TEXT,
+                 params={"version": state.version, "since": since}, now=now)
 
 
 def _before_own_last_move(session: Session, game: Game, seat: Seat, version: int) -> int:
@@ -231,8 +192,7 @@ def deferred_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
     context = seat_context(session, cfg, game, seat, state, since=mark[1])
     seats = session.exec(select(Seat).where(Seat.game_id == game.id)).all()
     context["heard"] = take_unread(session, game, list(seats), seat, utcnow())
-    email = render_email("turn", seat.email or "", context, {**unsubscribe_headers(cfg, seat),
-                                                             "Reply-To": reply_to(cfg, game, seat)})
+    email = build(cfg, "turn", seat, context, headers={"Reply-To": reply_to(cfg, game, seat)})
     write(session, _MARK_SEEN, {"b_id": seat.id, "b_version": mark[0]})
     set_committed_value(seat, "last_seen_version", max(seat.last_seen_version, mark[0]))
     return email
@@ -261,7 +221,8 @@ def queue_game_over(session: Session, cfg: Config, game: Game, seats: list[Seat]
     (`game_over_email`): the last move costs what any move costs."""
     for seat in seats:
         if wants_mail(seat):
-            queue_deferred(session, cfg, game, seat, "game_over", DEFERRED_GAME_OVER_TEXT)
+            queue(session, cfg, "game_over", seat, {"game": {"name": game.name}}, game=game,
+                  write_at_delivery=DEFERRED_GAME_OVER_TEXT)
 
 
 def address_stale_reason(seat: Seat | None, row: OutboxMessage) -> str | None:
@@ -281,4 +242,4 @@ def game_over_email(session: Session, cfg: Config, game: Game, seat: Seat) -> Em
     context = seat_context(session, cfg, game, seat, state, with_moves=False)
     # "Play again with the same players": the seat's rematch page (a GET that only asks).
     context["rematch_url"] = f"{seat_page_url(cfg, seat)}/rematch"
-    return render_email("game_over", seat.email or "", context, unsubscribe_headers(cfg, seat))
+    return build(cfg, "game_over", seat, context)

@@ -12,6 +12,7 @@ from pbem import links
 import pbem.i18n as i18n
 from pbem.config import Config
 from pbem.letters import notify
+from pbem.letters.send import queue
 from pbem.letters.unsubscribe import unsubscribe_url
 from pbem.mail.outbox import OutboxRow
 from pbem.models import Game, GameStatus, Seat
@@ -33,9 +34,8 @@ def queue_answer(session: Session, cfg: Config, game: Game, seat: Seat, state: e
                                                   with_moves=playable)
     context.update(played=played, reason=reason, happened=happened or [], notes=notes or [],
                    heard=heard or [], status=game.status)
-    headers = {"Reply-To": notify.reply_to(cfg, game, seat)}  # queue_email adds List-Unsubscribe
-    return notify.queue_email(session, cfg, game, seat, PLAYED if played else REFUSED, context,
-                              headers=headers)
+    headers = {"Reply-To": notify.reply_to(cfg, game, seat)}  # queue adds List-Unsubscribe
+    return queue(session, cfg, PLAYED if played else REFUSED, seat, context, game=game, headers=headers)
 
 
 @i18n.speaking_to("listener")
@@ -50,4 +50,4 @@ def queue_heard(session: Session, cfg: Config, game: Game, listener: Seat, speak
         "unsubscribe_url": unsubscribe_url(cfg, listener),
     }
     headers = {"Reply-To": notify.talk_reply_to(cfg, game, listener)}
-    return notify.queue_email(session, cfg, game, listener, TALK, context, headers=headers)
+    return queue(session, cfg, TALK, listener, context, game=game, headers=headers)

@@ -5,8 +5,8 @@ owner's unsubscribe links as it revokes their move links.
 
 An unsubscribe stops reminders and event emails of that seat (that game); turn emails and the
 messages about the player's own seat always go. Every email to a player carries the headers
-(`pbem.letters.notify`, `pbem.letters.emails`, `pbem.games.clocks.reminders`), turn emails included: their
-one-click link stops the reminders and event emails, not the game. Admins' emails have none.
+(`pbem.letters.send` adds them), turn emails included: their one-click link stops the reminders
+and event emails, not the game. Admins' emails have none.
 """
 from __future__ import annotations
 
@@ -42,10 +42,3 @@ def read_unsubscribe(cfg: Config, token: str) -> tuple[int, int, str] | None:
 def unsubscribe_url(cfg: Config, seat: Seat) -> str:
     return f"{cfg.BASE_URL}/u/{sign_unsubscribe(cfg, seat)}"
 
-
-def unsubscribe_headers(cfg: Config, seat: Seat) -> dict[str, str]:
-    """List-Unsubscribe with its one-click POST (RFC 8058; the URL is https in production)."""
-    return {
-        "List-Unsubscribe": f"<{unsubscribe_url(cfg, seat)}>",
-        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-    }

@@ -24,14 +24,12 @@ import os
 import random
 import smtplib
 import socket
-import ssl
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from email.message import EmailMessage
-from urllib.parse import urlsplit
 
 from sqlalchemy import ColumnElement, and_, or_
 from sqlalchemy.engine import Engine
@@ -40,13 +38,13 @@ from sqlmodel import col, select, update
 from pbem.config import Config
 from pbem.db import read_scope, session_scope
 from pbem.mail.mime import Envelope, MessageError, build_message
+from pbem.mail.smtp import Outcome, SmtpLink, classify, short
 from pbem.mail.suppression import NEVER_AGAIN, suppressed_among
 from pbem.mail.writers import NoWriter, Written, write_deferred
 from pbem.models import OutboxMessage, OutboxStatus, utcnow
 
 log = logging.getLogger("pbem.mail.delivery")
 T = OutboxMessage
-MAX_ERROR_LENGTH = 500
 
 
 @dataclass(frozen=True)
@@ -159,99 +157,6 @@ def _mark(engine: Engine, row_ids: Sequence[int], worker_id: str, **values: obje
             claimed_by=None, claimed_until=None, **values))
 
 
-def _short(error: object) -> str:
-    text = " ".join(str(error).split())
-    return text[:MAX_ERROR_LENGTH]
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """How a send attempt ended: kind is sent | temporary | permanent, plus whether the
-    connection is gone."""
-
-    kind: str
-    reason: str = ""
-    connection_lost: bool = False
-
-
-def classify(exc: BaseException) -> Outcome:
-    """Map an smtplib / socket error to an outcome (5xx permanent, the rest temporary)."""
-    if isinstance(exc, smtplib.SMTPRecipientsRefused):
-        code, resp = next(iter(exc.recipients.values()), (0, b""))
-        return _by_code(code, resp, "recipient refused")
-    if isinstance(exc, smtplib.SMTPResponseException):
-        return _by_code(exc.smtp_code, exc.smtp_error, type(exc).__name__)
-    if isinstance(exc, smtplib.SMTPNotSupportedError):
-        return Outcome("permanent", f"server cannot take this message: {exc}")
-    if isinstance(exc, smtplib.SMTPServerDisconnected) or not isinstance(exc, smtplib.SMTPException):
-        # smtplib errors are OSErrors too; a bare OSError is a socket failure or timeout.
-        return Outcome("temporary", f"connection lost: {_short(exc) or type(exc).__name__}",
-                       connection_lost=True)
-    return Outcome("temporary", f"{type(exc).__name__}: {_short(exc)}")
-
-
-def _by_code(code: int, resp: bytes | str, what: str) -> Outcome:
-    text = resp.decode("utf-8", "replace") if isinstance(resp, bytes) else str(resp)
-    reason = _short(f"{code} {text}")
-    if 500 <= code < 600:
-        return Outcome("permanent", f"{what}: {reason}")
-    return Outcome("temporary", f"{what}: {reason}")
-
-
-class SmtpLink:
-    """One SMTP connection, opened on demand and reused for a whole batch."""
-
-    def __init__(self, cfg: Config) -> None:
-        self.cfg = cfg
-        self.smtp: smtplib.SMTP | None = None
-        self.opened = 0
-
-    @property
-    def connected(self) -> bool:
-        return self.smtp is not None and getattr(self.smtp, "sock", None) is not None
-
-    def open(self) -> None:
-        cfg = self.cfg
-        # An explicit EHLO name: smtplib's default looks up our FQDN over DNS.
-        local_name = urlsplit(cfg.BASE_URL).hostname or "localhost"
-        self.opened += 1
-        context = ssl.create_default_context()
-        smtp: smtplib.SMTP
-        if cfg.SMTP_TLS == "ssl":
-            smtp = smtplib.SMTP_SSL(cfg.SMTP_HOST, cfg.SMTP_PORT, local_hostname=local_name,
-                                    timeout=cfg.SMTP_TIMEOUT, context=context)
-        else:
-            smtp = smtplib.SMTP(cfg.SMTP_HOST, cfg.SMTP_PORT, local_hostname=local_name,
-                                timeout=cfg.SMTP_TIMEOUT)
-        try:
-            smtp.ehlo()
-            if cfg.SMTP_TLS == "starttls":
-                smtp.starttls(context=context)
-                smtp.ehlo()
-            if cfg.SMTP_USER:
-                smtp.login(cfg.SMTP_USER, cfg.SMTP_PASSWORD)
-        except BaseException:
-            smtp.close()
-            raise
-        self.smtp = smtp
-
-    def send(self, msg: EmailMessage, envelope: Envelope) -> None:
-        assert self.smtp is not None
-        self.smtp.send_message(msg, from_addr=envelope.mail_from, to_addrs=[envelope.rcpt_to])
-
-    def close(self) -> None:
-        if self.smtp is None:
-            return
-        try:
-            if self.connected:
-                self.smtp.quit()
-        except (OSError, smtplib.SMTPException):
-            pass
-        finally:
-            self.smtp.close()
-            self.smtp = None
-
-
 def deliver_due(
     engine: Engine,
     cfg: Config,
@@ -275,8 +180,6 @@ def deliver_due(
     worker_id = worker_id or default_worker_id()
     lease = timedelta(seconds=lease_seconds(cfg))
     rows, reclaimed = claim_due(engine, worker_id, clock(), batch_size, lease.total_seconds())
-    # Past half the lease, each send first re-checks and extends its row's claim.
-    renew_after = time.monotonic() + lease.total_seconds() / 2
     report = DeliveryReport(claimed=len(rows))
     if not rows:
         return report
@@ -284,78 +187,19 @@ def deliver_due(
         never = suppressed_among(session, [row.to_addr for row in rows])
     own_link = link is None
     link = SmtpLink(cfg) if link is None else link
-    # A first connection (none if the caller's is still open), then one reconnect per batch.
-    opens_left = 1 if link.connected else 2
+    batch = _Batch(engine, cfg, worker_id, policy, rng, clock, report, link, lease,
+                   # Past half the lease, each send first re-checks and extends its row's claim.
+                   renew_after=time.monotonic() + lease.total_seconds() / 2, reclaimed=reclaimed,
+                   never=never,
+                   # A first connection (none if the caller's is still open), then one reconnect.
+                   opens_left=1 if link.connected else 2)
     try:
         for index, row in enumerate(rows):
-            assert row.id is not None
-            rest = [r.id for r in rows[index:] if r.id is not None]
-            if stop is not None and stop():
-                _defer(engine, rest, worker_id, report, next_at=None, reason=None)
+            halt = _Halt(None, None) if stop is not None and stop() else _send_one(batch, row)
+            if halt is not None:  # this row and the rest go back, untried
+                _defer(engine, [r.id for r in rows[index:] if r.id is not None], worker_id, report,
+                       halt.next_at, halt.reason)
                 break
-            if time.monotonic() > renew_after and not _renew_lease(engine, row.id, worker_id, clock() + lease):
-                report.deferred += 1  # another worker took it over after our lease ran out
-                continue
-            if row.id in reclaimed and row.attempts > policy.max_attempts:  # it keeps killing workers
-                _fail(engine, row, worker_id, report,
-                      f"gave up after {row.attempts - 1} attempts (workers stopped while sending it)", clock())
-                continue
-            if row.to_addr.lower() in never:
-                _mark(engine, [row.id], worker_id, status=OutboxStatus.CANCELLED, last_error=NEVER_AGAIN,
-                      next_attempt_at=clock())
-                report.cancelled += 1
-                _log_row("mail_cancelled", row)
-                continue
-            if row.deferred is not None:  # written now by its writer, from the game as it is
-                try:
-                    rendered = write_deferred(engine, cfg, row, worker_id, clock())
-                except NoWriter as exc:  # a process started without the game side: try later
-                    _record_failure(engine, row, worker_id, report, Outcome("temporary", str(exc)),
-                                    policy, clock(), rng)
-                    continue
-                except Exception as exc:  # noqa: BLE001  (a bug in one game's email must not stop the batch)
-                    log.exception("rendering a deferred email failed")
-                    _fail(engine, row, worker_id, report, f"could not render: {type(exc).__name__}", clock())
-                    continue
-                if rendered is not Written.READY:
-                    if rendered is Written.CANCELLED:
-                        report.cancelled += 1
-                        _log_row("mail_cancelled", row)
-                    else:
-                        report.deferred += 1
-                    continue
-            try:
-                msg, envelope = build_message(row, cfg)
-            except MessageError as exc:
-                _fail(engine, row, worker_id, report, f"malformed email: {exc}", clock())
-                continue
-            if not link.connected:
-                if opens_left == 0:
-                    _defer(engine, rest, worker_id, report, clock() + policy.delay(1, rng),
-                           "SMTP connection lost twice in one batch")
-                    break
-                opens_left -= 1
-                try:
-                    link.open()
-                except (OSError, smtplib.SMTPException) as exc:
-                    link.close()
-                    _defer(engine, rest, worker_id, report, clock() + policy.delay(1, rng),
-                           f"SMTP server unavailable: {_short(exc) or type(exc).__name__}")
-                    break
-            try:
-                link.send(msg, envelope)
-            except (OSError, smtplib.SMTPException) as exc:
-                outcome = classify(exc)
-                if outcome.connection_lost or not link.connected:
-                    link.close()
-                _record_failure(engine, row, worker_id, report, outcome, policy, clock(), rng)
-                continue
-            except Exception as exc:  # e.g. a message smtplib cannot encode: never retried forever
-                link.close()
-                _fail(engine, row, worker_id, report, f"could not send: {type(exc).__name__}: {exc}", clock())
-                continue
-            _mark_sent(engine, row.id, clock())
-            report.sent += 1
     except BaseException:
         # Something unexpected (database down, a bug): leave the rest to lease expiry.
         log.error("mail batch stopped", exc_info=True,
@@ -366,6 +210,130 @@ def deliver_due(
         if own_link:
             link.close()
     return report
+
+
+@dataclass
+class _Batch:
+    """One `deliver_due` call: what sending each of its rows needs, and what it did so far."""
+
+    engine: Engine
+    cfg: Config
+    worker_id: str
+    policy: RetryPolicy
+    rng: random.Random | None
+    clock: Callable[[], datetime]
+    report: DeliveryReport
+    link: SmtpLink
+    lease: timedelta
+    renew_after: float  # time.monotonic() past which a row's claim is extended before its send
+    reclaimed: set[int]  # taken over from an expired lease
+    never: set[str]  # addresses that said "never email me again"
+    opens_left: int  # SMTP connections this batch may still open
+
+
+@dataclass(frozen=True)
+class _Halt:
+    """The batch stops at a row: it and the rest are given back untried, due at `next_at`."""
+
+    next_at: datetime | None
+    reason: str | None
+
+
+def _send_one(batch: _Batch, row: OutboxMessage) -> _Halt | None:
+    """Send one claimed row and record how it ended (sent, retried, failed, cancelled or given
+    back); a `_Halt` when the SMTP server cannot be reached: the batch stops there."""
+    ready = _ready(batch, row)
+    if ready is None:
+        return None
+    halt = _connect(batch)
+    if halt is not None:
+        return halt
+    _transmit(batch, row, *ready)
+    return None
+
+
+def _ready(batch: _Batch, row: OutboxMessage) -> tuple[EmailMessage, Envelope] | None:
+    """The row's message and envelope, or None when it is not to be sent now (recorded)."""
+    assert row.id is not None
+    engine, worker_id, report, now = batch.engine, batch.worker_id, batch.report, batch.clock
+    if time.monotonic() > batch.renew_after and not _renew_lease(engine, row.id, worker_id, now() + batch.lease):
+        report.deferred += 1  # another worker took it over after our lease ran out
+        return None
+    if row.id in batch.reclaimed and row.attempts > batch.policy.max_attempts:  # it keeps killing workers
+        _fail(engine, row, worker_id, report,
+              f"gave up after {row.attempts - 1} attempts (workers stopped while sending it)", now())
+        return None
+    if row.to_addr.lower() in batch.never:
+        _mark(engine, [row.id], worker_id, status=OutboxStatus.CANCELLED, last_error=NEVER_AGAIN,
+              next_attempt_at=now())
+        report.cancelled += 1
+        _log_row("mail_cancelled", row)
+        return None
+    if row.deferred is not None and not _written(batch, row):
+        return None
+    try:
+        return build_message(row, batch.cfg)
+    except MessageError as exc:
+        _fail(engine, row, worker_id, report, f"malformed email: {exc}", now())
+        return None
+
+
+def _written(batch: _Batch, row: OutboxMessage) -> bool:
+    """Write a deferred row now with its writer, from the game as it is; False: not to send."""
+    engine, worker_id, report = batch.engine, batch.worker_id, batch.report
+    try:
+        rendered = write_deferred(engine, batch.cfg, row, worker_id, batch.clock())
+    except NoWriter as exc:  # a process started without the game side: try later
+        _record_failure(engine, row, worker_id, report, Outcome("temporary", str(exc)),
+                        batch.policy, batch.clock(), batch.rng)
+        return False
+    except Exception as exc:  # noqa: BLE001  (a bug in one game's email must not stop the batch)
+        log.exception("rendering a deferred email failed")
+        _fail(engine, row, worker_id, report, f"could not render: {type(exc).__name__}", batch.clock())
+        return False
+    if rendered is Written.CANCELLED:
+        report.cancelled += 1
+        _log_row("mail_cancelled", row)
+    elif rendered is not Written.READY:
+        report.deferred += 1
+    return rendered is Written.READY
+
+
+def _connect(batch: _Batch) -> _Halt | None:
+    """Make sure the batch's SMTP connection is open (at most one reconnect per batch)."""
+    link = batch.link
+    if link.connected:
+        return None
+    if batch.opens_left == 0:
+        return _Halt(batch.clock() + batch.policy.delay(1, batch.rng), "SMTP connection lost twice in one batch")
+    batch.opens_left -= 1
+    try:
+        link.open()
+    except (OSError, smtplib.SMTPException) as exc:
+        link.close()
+        return _Halt(batch.clock() + batch.policy.delay(1, batch.rng),
+                     f"SMTP server unavailable: {short(exc) or type(exc).__name__}")
+    return None
+
+
+def _transmit(batch: _Batch, row: OutboxMessage, msg: EmailMessage, envelope: Envelope) -> None:
+    """Hand the message to the server and record its answer."""
+    assert row.id is not None
+    link, engine, worker_id, report = batch.link, batch.engine, batch.worker_id, batch.report
+    try:
+        link.send(msg, envelope)
+    except (OSError, smtplib.SMTPException) as exc:
+        outcome = classify(exc)
+        if outcome.connection_lost or not link.connected:
+            link.close()
+        _record_failure(engine, row, worker_id, report, outcome, batch.policy, batch.clock(), batch.rng)
+        return
+    except Exception as exc:  # e.g. a message smtplib cannot encode: never retried forever
+        link.close()
+        _fail(engine, row, worker_id, report, f"could not send: {type(exc).__name__}: {exc}", batch.clock())
+        return
+    _mark_sent(engine, row.id, batch.clock())
+    report.sent += 1
 
 
 def _record_failure(engine: Engine, row: OutboxMessage, worker_id: str, report: DeliveryReport,
@@ -387,9 +355,9 @@ def _record_failure(engine: Engine, row: OutboxMessage, worker_id: str, report: 
 def _fail(engine: Engine, row: OutboxMessage, worker_id: str, report: DeliveryReport,
           reason: str, now: datetime) -> None:
     _mark(engine, [row.id], worker_id, status=OutboxStatus.FAILED,  # type: ignore[list-item]  # stored: its id is set
-          last_error=_short(reason), next_attempt_at=now)
+          last_error=short(reason), next_attempt_at=now)
     report.failed += 1
-    _log_row("mail_failed", row, error=_short(reason), level=logging.WARNING)
+    _log_row("mail_failed", row, error=short(reason), level=logging.WARNING)
 
 
 def _defer(engine: Engine, row_ids: list[int], worker_id: str, report: DeliveryReport,
@@ -399,12 +367,12 @@ def _defer(engine: Engine, row_ids: list[int], worker_id: str, report: DeliveryR
     if next_at is not None:
         values["next_attempt_at"] = next_at
     if reason is not None:
-        values["last_error"] = _short(reason)
+        values["last_error"] = short(reason)
     _mark(engine, row_ids, worker_id, **values)
     report.deferred += len(row_ids)
     if reason:
         log.warning("mail deferred", extra={"fields": {"event": "mail_deferred", "count": len(row_ids),
-                                                       "error": _short(reason)}})
+                                                       "error": short(reason)}})
 
 
 def _log_row(event: str, row: OutboxMessage, level: int = logging.INFO, **fields: object) -> None:

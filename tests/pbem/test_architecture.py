@@ -57,7 +57,7 @@ LAZY_ALLOWED = {
     ("pbem", "pbem.web.i18n_web"): "create_app sets each request's language",
     ("pbem", "pbem.web.security"): "create_app installs the security headers",
     ("pbem", "pbem.logging"): "JSON logs are configured only outside tests",
-    ("pbem", "pbem.games.clocks.reminders"): "create_app hands mail its writers (register_writers)",
+    ("pbem", "pbem.letters.deferred"): "create_app hands mail its writers (register_writers)",
     ("pbem", "pbem.games.proposals"): "create_app hands mail its writers (register_writers)",
 }
 # Entry points other than create_app may load what a command needs when it runs.

@@ -253,4 +253,4 @@ def test_only_the_worker_side_delivery_module_talks_smtp():
                      if "smtplib" in p.read_text())
     # No SMTP in a web request, ever; the dev inbox's Reply form (never registered in production)
     # sends a developer's reply to the local receiver.
-    assert talking == ["pbem/mail/delivery.py", "pbem/web/dev.py"]
+    assert talking == ["pbem/mail/delivery.py", "pbem/mail/smtp.py", "pbem/web/dev.py"]

@@ -24,7 +24,16 @@ NOW = datetime(2026, 1, 5, 12, 0)
 
 
 def _mid_game_context(app) -> dict:
-    """A team game a few moves in (ships, sides, captains, a partner), for Ann (seat 0)."""
+    """A team game a few moves in, for Ann (seat 0), with what every kind adds (SAMPLES)."""
+    context = _seat_base(app)
+    for sample in SAMPLES.values():
+        context.update(sample)
+    return context
+
+
+def _seat_base(app) -> dict:
+    """A team game a few moves in (ships, sides, captains, a partner), for Ann (seat 0): what
+    every email to a seat shows."""
     deck = deck_with_hands(["M5", "B2", "B3", "BC", "G1", "M3"], ["M4", "R2", "R3", "G2", "K1", "K2"],
                            ["M6", "G3", "G4", "K3", "R1", "R4"], ["M2", "B1", "B4", "K4", "G2", "AD"])
     game_id = start_game(app, ["Ann <ann@example.com>", "Bob <bob@example.com>",
@@ -39,31 +48,46 @@ def _mid_game_context(app) -> dict:
         game = s.get(Game, game_id)
         seat = s.exec(service.select(Seat).where(Seat.game_id == game_id, Seat.position == 0)).one()
         context = notify.seat_context(s, cfg_of(app), game, seat, store.load_state(game), since=0)
-    context.update({  # what the clocks' emails add (pbem/letters/emails.py)
-        "seat": seat, "base_url": "http://korsar.test", "time_left": "3 hours",
-        "deadline_local": "Monday 5 January 15:00 (UTC)", "on_timeout": "autoplay",
-        "unsubscribe_url": "http://korsar.test/u/x", "lines": ["Bob drew a card."],
-        "subject": "A notice", "reason": "timeout", "waiting_for": seat, "for_admin": False,
-        "admin_url": "http://korsar.test/admin/games/1", "move_text": "Draw a card",
-        "start_local": "Monday", "end_local": "Friday", "days_left": "3 vacation days"})
-    context.update({  # what the emails of self-service games add (pbem/letters/invitations.py)
-        "creator": {"name": "Ann"}, "not_me_url": "http://korsar.test/not-me/x", "organised": False,
-        "players": [{"name": "Ann", "note": "you", "bot": False, "creator": True}],
-        "teams": "Every player plays for themselves.", "clock": ["Time for each move: 72 hours."],
-        "confirm_url": "http://korsar.test/p/x/confirm", "valid_hours": "24 hours", "invites_anyone": True,
-        "you": "Ann", "answer_url": "http://korsar.test/i/x", "expires": "March 9, 2026, 10:00 AM",
-        "missing": "Bob", "manage_url": "http://korsar.test/p/x", "never_url": "http://korsar.test/never/x",
-        "home_url": "http://korsar.test/", "accepted": True, "my_games_url": "http://korsar.test/me/x",
-        "valid_days": "7 days"})
+    context.update({"seat": seat, "base_url": "http://korsar.test", "unsubscribe_url": "http://korsar.test/u/x"})
     return context
+
+
+# What each kind adds to a seat's context (pbem/letters/: emails.py for the clocks' emails,
+# invitations.py for games being set up): a new email kind brings its sample here.
+_INVITING = {
+    "creator": {"name": "Ann"}, "not_me_url": "http://korsar.test/not-me/x", "organised": False,
+    "players": [{"name": "Ann", "note": "you", "bot": False, "creator": True}],
+    "teams": "Every player plays for themselves.", "clock": ["Time for each move: 72 hours."],
+    "never_url": "http://korsar.test/never/x", "home_url": "http://korsar.test/"}
+SAMPLES: dict[str, dict] = {
+    "welcome": {}, "turn": {}, "game_over": {}, "reply_played": {}, "reply_refused": {}, "talk_heard": {},
+    "reminder": {"time_left": "3 hours", "deadline_local": "Monday 5 January 15:00 (UTC)",
+                 "on_timeout": "autoplay"},
+    "attacked": {"lines": ["Bob drew a card."]}, "news": {"lines": ["Bob drew a card."]},
+    "digest": {"lines": ["Bob drew a card."]},
+    "notice": {"subject": "A notice", "lines": ["Bob drew a card."]},
+    "paused": {"reason": "timeout", "waiting_for": Seat(name="Ann", position=0), "for_admin": False,
+               "admin_url": "http://korsar.test/admin/games/1"},
+    "resumed": {}, "seat_to_bot": {"reason": "timeout"}, "timeout_autoplay": {"move_text": "Draw a card"},
+    "vacation": {"start_local": "Monday", "end_local": "Friday", "days_left": "3 vacation days"},
+    "confirm_game": {**_INVITING, "confirm_url": "http://korsar.test/p/x/confirm", "valid_hours": "24 hours",
+                     "invites_anyone": True},
+    "invitation": {**_INVITING, "you": "Ann", "answer_url": "http://korsar.test/i/x",
+                   "expires": "March 9, 2026, 10:00 AM"},
+    "invitation_declined": {**_INVITING, "missing": "Bob", "manage_url": "http://korsar.test/p/x"},
+    "invitations_expired": {**_INVITING, "missing": "Bob", "manage_url": "http://korsar.test/p/x"},
+    "proposal_cancelled": {**_INVITING, "you": "Ann", "accepted": True},
+    "my_games_link": {**_INVITING, "my_games_url": "http://korsar.test/me/x", "valid_days": "7 days"},
+}
 
 
 def test_every_email_template_renders_with_sample_data(app):
     names = email_names()
     assert {"welcome", "turn", "game_over"} <= set(names)
-    context = _mid_game_context(app)
+    assert set(SAMPLES) == set(names), "each email kind has its sample (SAMPLES)"
+    context = _seat_base(app)
     for name in names:
-        email = render_email(name, "ann@example.com", context)
+        email = render_email(name, "ann@example.com", {**context, **SAMPLES[name]})
         assert email.subject and "\n" not in email.subject and len(email.subject) <= 200
         assert email.text_body.strip() and email.html_body.strip()
         html = email.html_body.lower()

@@ -12,7 +12,7 @@ from test_inbound_support import latest
 from pbem import links
 from pbem.db import session_scope
 from pbem.games import service
-from pbem.games.clocks.reminders import reminder_email
+from pbem.letters.deferred import reminder_email
 from pbem.mail.mime import MessageError, build_message
 from pbem.models import Game, OutboxMessage, utcnow
 

@@ -10,6 +10,7 @@ from sqlmodel import select
 
 from clockkit import T0, deliver, game_row, mails, mover, play_the_turn, start_game, sweep
 from pbem.games.clocks import reminders
+from pbem.letters import deferred
 from pbem.db import session_scope
 from pbem.models import Seat
 
@@ -30,7 +31,7 @@ def test_the_sweep_queues_the_reminder_with_its_subject_and_the_worker_writes_th
     sweep(engine, cfg, DUE)
     (queued,) = mails(engine, "reminder", ann)
     assert queued.subject == "[Korsar] Ann vs Bob: reminder, your turn (5 hours left)"
-    assert queued.text_body == reminders.DEFERRED_TEXT and queued.status == "pending"
+    assert queued.text_body == deferred.DEFERRED_TEXT and queued.status == "pending"
     assert deliver(engine, cfg, smtp_server, DUE)["sent"] >= 1
     (sent,) = mails(engine, "reminder", ann)
     assert sent.status == "sent" and "YOUR HAND" in sent.text_body and "data-hand" in sent.html_body
@@ -105,7 +106,7 @@ def test_a_chunk_that_fails_claims_nothing_and_its_reminders_go_out_once_at_the_
         raise RuntimeError("crash while queueing")
 
     with monkeypatch.context() as patch:
-        patch.setattr(reminders, "_queue_reminder", broken)
+        patch.setattr(reminders, "queue_reminder", broken)
         assert sweep(engine, cfg, DUE)["reminders"] == 0
     assert mails(engine, "reminder") == []
     assert {game_row(engine, g).next_reminder_at for g in games} == {DUE}  # still due, unclaimed

@@ -129,7 +129,9 @@ def test_a_reminder_shows_only_the_recipients_own_hand(engine, cfg, smtp_server)
     sweep(engine, cfg, T0 + timedelta(hours=5))
     deliver(engine, cfg, smtp_server, T0 + timedelta(hours=5))
     (reminder,) = reminders_to(engine, seat.email)
-    hands = re.findall(r'<div data-hand="(\w+)" data-seat="(\d+)">(.*?)</div>', reminder.html_body, re.S)
+    # the inliner (css-inline) may write the attributes in another order
+    hands = re.findall(r'<div (?=[^>]*data-hand="(\w+)")(?=[^>]*data-seat="(\d+)")[^>]*>(.*?)</div>',
+                       reminder.html_body, re.S)
     assert [(kind, int(position)) for kind, position, _ in hands] == [("own", seat.position)]
     shown = sorted(re.findall(r'data-card="([^"]+)"', hands[0][2]))
     own = korsar.player_view(load_state(game_row(engine, game_id)), seat.position)["hand"]
