@@ -5,7 +5,6 @@ sentences, each on its seat and field) and `form_problems` (the /new form and a 
 replacement: the reader's language)."""
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -18,20 +17,15 @@ import engine
 import engine.bots
 from pbem.addresses import AddressRefused, canonical_key, check_address
 from pbem.games.errors import GameError
+from pbem.games.settings import (DEFAULT_SETTINGS, GameSettings, SettingsProblem, check_deadline_hours,
+                                 reminder_ladder)
 from pbem.games.names import (HIDDEN_IN_NAME, MAX_NAME_LENGTH, NAME_NEEDED, NOT_IN_NAMES, check_game_name, check_name,
                               hides_characters)
-from pbem.i18n import LANGUAGES, lazy
+from pbem.i18n import LANGUAGES
 from pbem.i18n import gettext as _  # what a player reads: in the seat's language (pages domain)
 from pbem.mail.suppression import suppressed_among
 from pbem.models import SeatKind
 
-# The time a player has for each move, at every entry (the /new form, the dashboard, the CLI,
-# this service): `check_deadline_hours`. Less than an hour makes a bot-only game a busy loop of
-# the worker; more than 30 days is a game nobody remembers.
-MIN_DEADLINE_HOURS = 1
-MAX_DEADLINE_HOURS = 24 * 30
-DEADLINE_OUT_OF_RANGE = lazy("The deadline for each move must be between 1 hour and 30 days (720 hours).")
-ON_TIMEOUT_CHOICES = ("autoplay", "pause", "bot")
 
 
 @dataclass(frozen=True)
@@ -71,22 +65,6 @@ def check_email(address: str) -> str:
         raise BadAddress(exc.sentence) from None
 
 
-def check_deadline_hours(hours: float) -> float:
-    """The hours a player has for each move, between MIN_DEADLINE_HOURS and MAX_DEADLINE_HOURS
-    (NaN and infinity refused), or GameError: every entry's one check."""
-    if isinstance(hours, bool) or not isinstance(hours, (int, float)) \
-            or not MIN_DEADLINE_HOURS <= hours <= MAX_DEADLINE_HOURS:  # NaN compares false
-        raise GameError(_(DEADLINE_OUT_OF_RANGE))
-    return float(hours)
-
-
-def bounded_deadline_hours(hours: float) -> float:
-    """`hours` brought within the bounds: a rematch, or a proposal, of a game set up before them."""
-    if not math.isfinite(hours):
-        return 72.0
-    return min(max(float(hours), MIN_DEADLINE_HOURS), MAX_DEADLINE_HOURS)
-
-
 def parse_player(text: str) -> SeatSpec:
     """'Ann <ann@example.com>', 'ann@example.com' or 'bot:greedy' / 'bot:random' -> SeatSpec;
     a person's spec may end with their language: 'Élodie <elodie@example.com> [fr]'."""
@@ -123,19 +101,6 @@ def _number_bots(specs: list[SeatSpec]) -> list[SeatSpec]:
     return out
 
 
-def parse_options(options: dict[str, Any] | None) -> engine.Options:
-    """{'waiting_time': 'on', 'end_settlement': 'none'} -> engine.Options, or GameError."""
-    values = dict(options or {})
-    if isinstance(values.get("waiting_time"), str):  # command line and forms say on/off
-        word = values["waiting_time"].strip().lower()
-        values["waiting_time"] = {"on": True, "true": True, "yes": True, "1": True,
-                                  "off": False, "false": False, "no": False, "0": False}.get(word, word)
-    try:
-        return engine.Options.from_json(values)
-    except engine.ConfigError as exc:
-        raise GameError(str(exc)) from None
-
-
 @dataclass(frozen=True)
 class SetupProblem:
     """One reason a game's setup is refused: `seat` (0-based, in the order given) and `field`
@@ -160,10 +125,12 @@ class GameSetup:
     """A setup `check_setup` accepted, normalised (bots numbered, ladder sorted)."""
 
     specs: list[SeatSpec]
-    options: engine.Options
-    name: str
+    settings: GameSettings  # its name checked, its ladder sorted
     deck: list[str] | None
-    reminders: list[float]
+
+    @property
+    def reminders(self) -> list[float]:
+        return reminder_ladder(self.settings.reminders)
 
 
 def _problem(check: Any, value: Any, field: str | None, seat: int | None = None) -> SetupProblem | None:
@@ -174,13 +141,13 @@ def _problem(check: Any, value: Any, field: str | None, seat: int | None = None)
     return None
 
 
-def setup_problems(players: Sequence[SeatSpec], *, teams: bool = False, seed: int | None = None,
-                   deck: list[str] | None = None, options: dict[str, Any] | engine.Options | None = None,
-                   name: str = "", deadline_hours: float = 72.0, reminders: str = "50,85",
-                   on_timeout: str = "autoplay") -> list[SetupProblem]:
+def setup_problems(players: Sequence[SeatSpec], settings: GameSettings = DEFAULT_SETTINGS, *,
+                   seed: int | None = None, deck: list[str] | None = None,
+                   unread: Sequence[SettingsProblem] = ()) -> list[SetupProblem]:
     """Every reason to refuse this setup (none: it is fine), for the CLI, the admin form and
     `create_game` alike: names, addresses (one address per seat, whatever its case), bots, the
-    number of players (the engine's R2), options, the deal and the clock."""
+    number of players (the engine's R2), options, the deal and the clock. `unread`: the settings
+    `read_settings` could not read, each said in its place."""
     problems: list[SetupProblem | None] = []
     seen_names: set[str] = set()
     seen_emails: set[str] = set()
@@ -212,21 +179,17 @@ def setup_problems(players: Sequence[SeatSpec], *, teams: bool = False, seed: in
             if canonical_key(spec.email) in seen_emails:
                 problems.append(SetupProblem("Two seats have the same email address."))
             seen_emails.add(canonical_key(spec.email))
-    try:
-        opts = options if isinstance(options, engine.Options) else parse_options(options)
-    except GameError as exc:
-        problems.append(SetupProblem(exc.message))
-        opts = None
+    teams, opts = settings.teams, settings.options
+    problems += [SetupProblem(u.message, u.field) for u in unread if u.field != "on_timeout"]
     try:  # how many players and teams: the engine's rules (R2)...
         engine.check_config(len(players), teams, engine.Options())
     except engine.ConfigError as exc:
         problems.append(SetupProblem(str(exc)))
     else:  # ...then the options for them (the waiting time is only for 2 or 3 alone)
-        if opts is not None:
-            try:
-                engine.check_config(len(players), teams, opts)
-            except engine.ConfigError as exc:
-                problems.append(SetupProblem(str(exc), "waiting_time" if opts.waiting_time else None))
+        try:
+            engine.check_config(len(players), teams, opts)
+        except engine.ConfigError as exc:
+            problems.append(SetupProblem(str(exc), "waiting_time" if opts.waiting_time else None))
     if seed is not None and deck is not None:
         problems.append(SetupProblem("Give a seed or a deck, not both."))
     elif deck is not None:
@@ -234,12 +197,11 @@ def setup_problems(players: Sequence[SeatSpec], *, teams: bool = False, seed: in
             engine.validate_deck(deck)
         except engine.ConfigError as exc:
             problems.append(SetupProblem(str(exc)))
-    if on_timeout not in ON_TIMEOUT_CHOICES:
-        problems.append(SetupProblem(f"on_timeout must be one of {', '.join(ON_TIMEOUT_CHOICES)}.", "on_timeout"))
-    problems.append(_problem(check_deadline_hours, deadline_hours, "deadline_hours"))
-    problems.append(_problem(reminder_ladder, reminders, "reminders"))
-    if name.strip():
-        problems.append(_problem(check_game_name, name, "name"))
+    problems += [SetupProblem(u.message, u.field) for u in unread if u.field == "on_timeout"]
+    problems.append(_problem(check_deadline_hours, settings.deadline_hours, "deadline_hours"))
+    problems.append(_problem(reminder_ladder, settings.reminders, "reminders"))
+    if settings.name.strip():
+        problems.append(_problem(check_game_name, settings.name, "name"))
     return [_naming_the_seat(p, players) for p in problems if p is not None]
 
 
@@ -254,22 +216,9 @@ def _naming_the_seat(problem: SetupProblem, players: Sequence[SeatSpec]) -> Setu
     return SetupProblem(f"Seat {problem.seat + 1}{shown}: {problem.message}", problem.field, problem.seat)
 
 
-def reminder_ladder(text: str) -> list[float]:
-    """'50,85' -> [50.0, 85.0] (sorted; '' is none), or GameError."""
-    try:
-        ladder = sorted(float(p) for p in text.split(",") if p.strip())
-    except ValueError:
-        raise GameError(f"Reminders are percentages of the deadline separated by commas, like 50,85, "
-                        f"not {text!r}.") from None
-    if any(not 0 < p < 100 for p in ladder):  # also refuses NaN
-        raise GameError("Each reminder must fall between 0 and 100 percent of the deadline.")
-    return ladder
-
-
-def check_setup(players: Sequence[SeatSpec | str], *, teams: bool = False, seed: int | None = None,
-                deck: list[str] | None = None, options: dict[str, Any] | engine.Options | None = None,
-                name: str = "", deadline_hours: float = 72.0, reminders: str = "50,85",
-                on_timeout: str = "autoplay") -> GameSetup:
+def check_setup(players: Sequence[SeatSpec | str], settings: GameSettings = DEFAULT_SETTINGS, *,
+                seed: int | None = None, deck: list[str] | None = None,
+                unread: Sequence[SettingsProblem] = ()) -> GameSetup:
     """The setup, normalised, or SetupError with every problem (`setup_problems`)."""
     specs = []
     for seat, player in enumerate(players):
@@ -277,17 +226,15 @@ def check_setup(players: Sequence[SeatSpec | str], *, teams: bool = False, seed:
             specs.append(player if isinstance(player, SeatSpec) else parse_player(player))
         except GameError as exc:
             raise SetupError([SetupProblem(f"Seat {seat + 1}: {exc.message}", "name", seat)]) from None
-    problems = setup_problems(specs, teams=teams, seed=seed, deck=deck, options=options, name=name,
-                              deadline_hours=deadline_hours, reminders=reminders, on_timeout=on_timeout)
+    problems = setup_problems(specs, settings, seed=seed, deck=deck, unread=unread)
     if problems:
         raise SetupError(problems)
     return GameSetup(
         specs=_number_bots([replace(s, name=check_name(s.name), email=s.email and check_email(s.email))
                             for s in specs]),
-        options=options if isinstance(options, engine.Options) else parse_options(options),
-        name=check_game_name(name) if name.strip() else "",
+        settings=replace(settings, name=check_game_name(settings.name) if settings.name.strip() else "",
+                         reminders=",".join(f"{p:g}" for p in reminder_ladder(settings.reminders))),
         deck=engine.validate_deck(deck) if deck is not None else None,
-        reminders=reminder_ladder(reminders),
     )
 
 
@@ -305,11 +252,11 @@ def player_lines(players: str) -> list[str]:
     return [line.strip() for line in players.splitlines() if line.strip()]
 
 
-def form_problems(your_name: str, your_email: str, lines: list[str], *, teams: bool, name: str,
-                   deadline_hours: float, reminders: str, on_timeout: str
-                   ) -> tuple[list[SetupProblem], list[SeatSpec]]:
+def form_problems(your_name: str, your_email: str, lines: list[str], settings: GameSettings,
+                  unread: Sequence[SettingsProblem] = ()) -> tuple[list[SetupProblem], list[SeatSpec]]:
     """The form's problems in the reader's language, each on its field (and line), and the seats
     (the creator first) when there are none."""
+    teams, name = settings.teams, settings.name
     problems: list[SetupProblem] = []
     creator_name = creator_email = ""
     try:
@@ -364,29 +311,28 @@ def form_problems(your_name: str, your_email: str, lines: list[str], *, teams: b
         except GameError:
             problems.append(SetupProblem(_("A game name has at most 80 characters and no line breaks."), "name"))
     try:
-        check_deadline_hours(deadline_hours)
+        check_deadline_hours(settings.deadline_hours)
     except GameError as exc:
         problems.append(SetupProblem(exc.message, "deadline_hours"))
     try:
-        reminder_ladder(reminders)
+        reminder_ladder(settings.reminders)
     except GameError:
         problems.append(SetupProblem(
             _("Reminders are percentages of the time for a move, like 50,85."), "reminders"))
-    if on_timeout not in ON_TIMEOUT_CHOICES:
+    if any(u.field == "on_timeout" for u in unread):
         problems.append(SetupProblem(_("Choose what happens when a player runs out of time."), "on_timeout"))
-    return problems, specs
+    return problems + _option_problems(settings, unread, count=len(lines) + 1), specs
 
 
-def option_problems(options: dict[str, Any], *, count: int, teams: bool) -> list[SetupProblem]:
+def _option_problems(settings: GameSettings, unread: Sequence[SettingsProblem], *, count: int
+                     ) -> list[SetupProblem]:
     """The engine's options, asked of the engine (R2.3, R7), said in the reader's words."""
-    try:
-        parsed = parse_options(options)
-    except GameError:
+    if any(u.field != "on_timeout" for u in unread):
         return [SetupProblem(_("Choose what happens to the ships left on the table at the end."), "end_settlement")]
     try:
-        engine.check_config(count, teams, parsed)
+        engine.check_config(count, settings.teams, settings.options)
     except engine.ConfigError:  # the player count itself is refused elsewhere, on its own field
-        if parsed.waiting_time:
+        if settings.options.waiting_time:
             return [SetupProblem(_("The waiting time is only for games of 2 or 3 players alone."), "waiting_time")]
     return []
 
