@@ -1,4 +1,5 @@
-"""A new game's setup checked: players and their names, addresses, options, the deal and the clock.
+"""A new game's setup checked: players and their names, addresses, the deal, and the GameSettings
+(pbem/games/settings.py) for these players.
 
 Two checks stand side by side: `check_setup` (the CLI, the admin form and `create_game`: English
 sentences, each on its seat and field) and `form_problems` (the /new form and a creator's

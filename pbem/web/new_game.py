@@ -133,7 +133,7 @@ def _player_lines(text: str) -> list[str]:
 
 def _deadline_hours(text: str) -> float:
     """The deadline chosen in the select, as a number (NaN when it is none): the domain's one
-    check (`service.check_deadline_hours`) refuses what is out of bounds, NaN and infinity too."""
+    check (`settings.check_deadline_hours`) refuses what is out of bounds, NaN and infinity too."""
     try:
         return float(text.strip()[:32])
     except ValueError:
