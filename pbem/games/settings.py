@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from dataclasses import field as dataclass_field
 from typing import Any
 
 import engine
@@ -62,13 +63,32 @@ class GameSettings:
 DEFAULT_SETTINGS = GameSettings()  # frozen: one shared default is safe
 
 
+# Why settings are refused, by code: (the dashboard's and the command line's English, filled in
+# with the problem's params; the reader's sentence at /new, a msgid of the pages catalog).
+PROBLEM_WORDS: dict[str, tuple[str, str]] = {
+    "unreadable_options": ("{reason}", lazy("Choose what happens to the ships left on the table at the end.")),
+    "unknown_on_timeout": ("on_timeout must be one of {choices}.",
+                           lazy("Choose what happens when a player runs out of time.")),
+    "deadline_out_of_range": (DEADLINE_OUT_OF_RANGE, DEADLINE_OUT_OF_RANGE),
+    "bad_reminders": ("{reason}", lazy("Reminders are percentages of the time for a move, like 50,85.")),
+}
+
+
 @dataclass(frozen=True)
 class SettingsProblem:
-    """A setting `read_settings` could not read: `field` is the entry's ("end_settlement",
-    "on_timeout", or None for the options as a whole), `message` the English reason."""
+    """A refused setting: `code` (a key of PROBLEM_WORDS), the entry's `field` it is about (None:
+    the options as a whole), `params` for its English. Worded where it is shown: `english()` on
+    the dashboard and the command line, `text()` at /new."""
 
-    message: str
+    code: str
     field: str | None = None
+    params: Mapping[str, str] = dataclass_field(default_factory=dict)
+
+    def english(self) -> str:
+        return PROBLEM_WORDS[self.code][0].format(**self.params)
+
+    def text(self) -> str:
+        return _(PROBLEM_WORDS[self.code][1])
 
 
 def read_settings(*, name: str = "", teams: bool = False,
@@ -83,15 +103,30 @@ def read_settings(*, name: str = "", teams: bool = False,
     try:
         opts = options if isinstance(options, engine.Options) else parse_options(options)
     except GameError as exc:
-        problems.append(SettingsProblem(exc.message))
+        problems.append(SettingsProblem("unreadable_options", None, {"reason": exc.message}))
         opts = engine.Options()
     try:
         timeout = OnTimeout(on_timeout)
     except ValueError:
-        problems.append(SettingsProblem(f"on_timeout must be one of {', '.join(OnTimeout)}.", "on_timeout"))
+        problems.append(SettingsProblem("unknown_on_timeout", "on_timeout", {"choices": ", ".join(OnTimeout)}))
         timeout = OnTimeout.AUTOPLAY
     return GameSettings(name=name, teams=teams, options=opts, deadline_hours=deadline_hours, reminders=reminders,
                         on_timeout=timeout, table_talk=table_talk), problems
+
+
+def clock_problems(settings: GameSettings, unread: Sequence[SettingsProblem] = ()) -> list[SettingsProblem]:
+    """What is wrong with the clock (the timeout policy, the deadline, the reminders): every
+    entry's one check, each entry wording it (`SettingsProblem.english` or `.text`)."""
+    problems = [u for u in unread if u.code == "unknown_on_timeout"]
+    try:
+        check_deadline_hours(settings.deadline_hours)
+    except GameError:
+        problems.append(SettingsProblem("deadline_out_of_range", "deadline_hours"))
+    try:
+        reminder_ladder(settings.reminders)
+    except GameError as exc:
+        problems.append(SettingsProblem("bad_reminders", "reminders", {"reason": exc.message}))
+    return problems
 
 
 def parse_options(options: Mapping[str, Any] | None) -> engine.Options:

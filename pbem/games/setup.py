@@ -18,8 +18,7 @@ import engine
 import engine.bots
 from pbem.addresses import AddressRefused, canonical_key, check_address
 from pbem.games.errors import GameError
-from pbem.games.settings import (DEFAULT_SETTINGS, GameSettings, SettingsProblem, check_deadline_hours,
-                                 reminder_ladder)
+from pbem.games.settings import DEFAULT_SETTINGS, GameSettings, SettingsProblem, clock_problems, reminder_ladder
 from pbem.games.names import (HIDDEN_IN_NAME, MAX_NAME_LENGTH, NAME_NEEDED, NOT_IN_NAMES, check_game_name, check_name,
                               hides_characters)
 from pbem.i18n import LANGUAGES
@@ -181,7 +180,7 @@ def setup_problems(players: Sequence[SeatSpec], settings: GameSettings = DEFAULT
                 problems.append(SetupProblem("Two seats have the same email address."))
             seen_emails.add(canonical_key(spec.email))
     teams, opts = settings.teams, settings.options
-    problems += [SetupProblem(u.message, u.field) for u in unread if u.field != "on_timeout"]
+    problems += [SetupProblem(u.english(), u.field) for u in unread if u.code == "unreadable_options"]
     try:  # how many players and teams: the engine's rules (R2)...
         engine.check_config(len(players), teams, engine.Options())
     except engine.ConfigError as exc:
@@ -198,9 +197,7 @@ def setup_problems(players: Sequence[SeatSpec], settings: GameSettings = DEFAULT
             engine.validate_deck(deck)
         except engine.ConfigError as exc:
             problems.append(SetupProblem(str(exc)))
-    problems += [SetupProblem(u.message, u.field) for u in unread if u.field == "on_timeout"]
-    problems.append(_problem(check_deadline_hours, settings.deadline_hours, "deadline_hours"))
-    problems.append(_problem(reminder_ladder, settings.reminders, "reminders"))
+    problems += [SetupProblem(p.english(), p.field) for p in clock_problems(settings, unread)]
     if settings.name.strip():
         problems.append(_problem(check_game_name, settings.name, "name"))
     return [_naming_the_seat(p, players) for p in problems if p is not None]
@@ -311,25 +308,16 @@ def form_problems(your_name: str, your_email: str, lines: list[str], settings: G
             check_game_name(name)
         except GameError:
             problems.append(SetupProblem(_("A game name has at most 80 characters and no line breaks."), "name"))
-    try:
-        check_deadline_hours(settings.deadline_hours)
-    except GameError as exc:
-        problems.append(SetupProblem(exc.message, "deadline_hours"))
-    try:
-        reminder_ladder(settings.reminders)
-    except GameError:
-        problems.append(SetupProblem(
-            _("Reminders are percentages of the time for a move, like 50,85."), "reminders"))
-    if any(u.field == "on_timeout" for u in unread):
-        problems.append(SetupProblem(_("Choose what happens when a player runs out of time."), "on_timeout"))
+    problems += [SetupProblem(p.text(), p.field) for p in clock_problems(settings, unread)]
     return problems + _option_problems(settings, unread, count=len(lines) + 1), specs
 
 
 def _option_problems(settings: GameSettings, unread: Sequence[SettingsProblem], *, count: int
                      ) -> list[SetupProblem]:
     """The engine's options, asked of the engine (R2.3, R7), said in the reader's words."""
-    if any(u.field != "on_timeout" for u in unread):
-        return [SetupProblem(_("Choose what happens to the ships left on the table at the end."), "end_settlement")]
+    for problem in unread:
+        if problem.code == "unreadable_options":  # at /new, what is unreadable is the settlement's select
+            return [SetupProblem(problem.text(), "end_settlement")]
     try:
         engine.check_config(count, settings.teams, settings.options)
     except engine.ConfigError:  # the player count itself is refused elsewhere, on its own field
