@@ -10,7 +10,7 @@
 GET never changes anything: mail scanners open every link.
 
 Views parse the form and render; `pbem.games.clocks.preferences` locks, decides and changes, and its
-refusals (`pbem.games.clocks.refusals.Refused`) carry the sentence the page shows.
+refusals (`pbem.games.errors.Refusal`, by code: `pbem.games.clocks.refusals`) are worded in the seat's language.
 """
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from flask import Blueprint, Flask, redirect, render_template, request
 
 from pbem import links
 from pbem.games.clocks import preferences
-from pbem.games.clocks.refusals import Refused, refuse
+from pbem.games.clocks.refusals import refuse
+from pbem.games.errors import Refusal
 from pbem.schedule import local_time_text, seat_zone, to_local
 from pbem.games.clocks.vacation import days_left, has_vacation, last_bookable_day
 from pbem.db import read_scope, session_scope
@@ -55,7 +56,7 @@ def _token(token: str) -> links.SeatToken:
 
 
 def _page(token: str, message: str = "", error: str = "", form: dict[str, str] | None = None,
-          status: int = 200, refused: Refused | None = None) -> tuple[str, int]:
+          status: int = 200, refused: Refusal | None = None) -> tuple[str, int]:
     """The preferences page in the seat's language (with a refusal written in it, if any)."""
     now = utcnow()
     with read_scope(db()) as session:
@@ -99,7 +100,7 @@ def vacation(token: str) -> Any:
             preferences.take_vacation(session, config(), _token(token), first, last, now=utcnow())
     except links.LinkError as exc:
         return _error(link_message(exc), exc.status)
-    except Refused as exc:
+    except Refusal as exc:
         return _page(token, refused=exc, form=form, status=exc.status)
     return redirect(f"/g/{token}/prefs?saved=vacation", 303)
 
@@ -111,7 +112,7 @@ def vacation_cancel(token: str) -> Any:
             preferences.cancel_vacation(session, config(), _token(token), now=utcnow())
     except links.LinkError as exc:
         return _error(link_message(exc), exc.status)
-    except Refused as exc:
+    except Refusal as exc:
         return _page(token, refused=exc, status=exc.status)
     return redirect(f"/g/{token}/prefs?saved=vacation", 303)
 
@@ -123,7 +124,7 @@ def _change(token: str, saved: str, change: Any, value: object) -> Any:
             change(session, config(), _token(token), value, now=utcnow())
     except links.LinkError as exc:
         return _error(link_message(exc), exc.status)
-    except Refused as exc:
+    except Refusal as exc:
         return _page(token, refused=exc, status=exc.status)
     return redirect(f"/g/{token}/prefs?saved={saved}", 303)
 
@@ -169,8 +170,8 @@ def _revoked_link(exc: links.LinkError) -> Any:
     return _error(link_message(exc), exc.status)
 
 
-@bp.errorhandler(Refused)
-def _refused_link(exc: Refused) -> Any:
+@bp.errorhandler(Refusal)
+def _refused_link(exc: Refusal) -> Any:
     return _error(exc.text(), exc.status)
 
 

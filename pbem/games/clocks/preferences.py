@@ -4,7 +4,8 @@ on/off, the time zone, forced moves played for them, and the unsubscribe link of
 Each function takes the verified token (`pbem.links.SeatToken`, or the unsubscribe token's
 text), locks the game with its seats once, checks the token against the seat as it is then
 (`pbem.games.seat_links`: LinkError if gone or revoked), decides, and changes the rows in the
-caller's transaction. A refusal is `pbem.games.clocks.refusals.Refused`, its sentence for the player.
+caller's transaction. A refusal is `pbem.games.errors.Refusal` (its codes: `pbem.games.clocks.refusals`),
+worded for the player.
 """
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def set_play_forced(session: Session, cfg: Config, token: links.SeatToken, on: b
 
 
 def check_time_zone(name: str) -> str:
-    """An IANA zone name (Europe/Paris), or Refused."""
+    """An IANA zone name (Europe/Paris), or Refusal."""
     name = name.strip()
     if name not in available_timezones():
         shown = name if len(name) <= MAX_ECHOED_ZONE else name[:MAX_ECHOED_ZONE] + "…"
@@ -91,7 +92,7 @@ def _change_seat(session: Session, token: links.SeatToken, now: datetime, **valu
 
 
 def unsubscribe_target(session: Session, cfg: Config, token: str, *, lock: bool = False) -> tuple[Game, Seat]:
-    """The game and seat of an unsubscribe token: Refused if damaged, forged or of an older
+    """The game and seat of an unsubscribe token: Refusal if damaged, forged or of an older
     address of the seat; LinkError (404) if the game or seat is gone. `lock`: the game row is
     locked, so the check holds for the change that follows."""
     found = read_unsubscribe(cfg, token)
