@@ -7,6 +7,7 @@ the entry that shows it words it (`text(language)`) from the one table its code 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from pbem import i18n
@@ -75,8 +76,11 @@ class Refusal(GameError):
         super().__init__(self.text(), status if status is not None else REFUSALS[code][1])
 
     def text(self, language: str | None = None) -> str:
-        """The sentence in `language` (None: the language in force now), capitalised."""
+        """The sentence in `language` (None: the language in force now), capitalised; an instant
+        is written in UTC as that language writes a date and time."""
         with i18n.using(language if language is not None else i18n.current()):
-            shown = {k: _(v) if isinstance(v, str) and v in TRANSLATED_PARAMS else v for k, v in self.params.items()}
+            shown = {k: _(v) if isinstance(v, str) and v in TRANSLATED_PARAMS
+                     else i18n.format_datetime(v, "UTC") if isinstance(v, datetime) else v
+                     for k, v in self.params.items()}
             text = _(REFUSALS[self.code][0], **shown)
         return text[:1].upper() + text[1:]

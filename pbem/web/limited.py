@@ -8,17 +8,13 @@ from typing import Any
 from flask import make_response, render_template
 
 from pbem.games.limits import LimitReached
-from pbem.i18n import format_datetime
 from pbem.i18n import gettext as _
 from pbem.models import utcnow
 
 
 def limit_page(exc: LimitReached) -> Any:
     wait = max(1, math.ceil((exc.retry_at - utcnow()).total_seconds()))
-    page = render_template(
-        "player/error.html", status=429, title=_("Too many requests"),
-        message=_("You have done this too often for now. Please try again after %(when)s (UTC).",
-                  when=format_datetime(exc.retry_at, "UTC")))
+    page = render_template("player/error.html", status=429, title=_("Too many requests"), message=exc.text())
     response = make_response(page, 429)
     response.headers["Retry-After"] = str(wait)
     return response
