@@ -15,6 +15,7 @@ from typing import Any
 
 import engine
 from pbem.games.errors import GameError
+from pbem.games.names import check_game_name
 from pbem.i18n import gettext as _  # what a player reads: in the reader's language
 from pbem.i18n import lazy
 from pbem.models import DEFAULT_DEADLINE_HOURS, DEFAULT_REMINDERS, Game, OnTimeout, Proposal
@@ -71,6 +72,7 @@ PROBLEM_WORDS: dict[str, tuple[str, str]] = {
                            lazy("Choose what happens when a player runs out of time.")),
     "deadline_out_of_range": (DEADLINE_OUT_OF_RANGE, DEADLINE_OUT_OF_RANGE),
     "bad_reminders": ("{reason}", lazy("Reminders are percentages of the time for a move, like 50,85.")),
+    "bad_game_name": ("{reason}", lazy("A game name has at most 80 characters and no line breaks.")),
 }
 
 
@@ -114,9 +116,10 @@ def read_settings(*, name: str = "", teams: bool = False,
                         on_timeout=timeout, table_talk=table_talk), problems
 
 
-def clock_problems(settings: GameSettings, unread: Sequence[SettingsProblem] = ()) -> list[SettingsProblem]:
-    """What is wrong with the clock (the timeout policy, the deadline, the reminders): every
-    entry's one check, each entry wording it (`SettingsProblem.english` or `.text`)."""
+def settings_problems(settings: GameSettings, unread: Sequence[SettingsProblem] = ()) -> list[SettingsProblem]:
+    """What is wrong with the clock (the timeout policy, the deadline, the reminders) and the
+    game's name: every entry's one check, each entry wording it (`SettingsProblem.english` or
+    `.text`). The options for these players are the setup's (`setup.setup_problems`)."""
     problems = [u for u in unread if u.code == "unknown_on_timeout"]
     try:
         check_deadline_hours(settings.deadline_hours)
@@ -126,6 +129,11 @@ def clock_problems(settings: GameSettings, unread: Sequence[SettingsProblem] = (
         reminder_ladder(settings.reminders)
     except GameError as exc:
         problems.append(SettingsProblem("bad_reminders", "reminders", {"reason": exc.message}))
+    if settings.name.strip():
+        try:
+            check_game_name(settings.name)
+        except GameError as exc:
+            problems.append(SettingsProblem("bad_game_name", "name", {"reason": exc.message}))
     return problems
 
 

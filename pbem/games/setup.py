@@ -18,7 +18,7 @@ import engine
 import engine.bots
 from pbem.addresses import AddressRefused, canonical_key, check_address
 from pbem.games.errors import GameError
-from pbem.games.settings import DEFAULT_SETTINGS, GameSettings, SettingsProblem, clock_problems, reminder_ladder
+from pbem.games.settings import DEFAULT_SETTINGS, GameSettings, SettingsProblem, reminder_ladder, settings_problems
 from pbem.games.names import (HIDDEN_IN_NAME, MAX_NAME_LENGTH, NAME_NEEDED, NOT_IN_NAMES, check_game_name, check_name,
                               hides_characters)
 from pbem.i18n import LANGUAGES
@@ -197,9 +197,7 @@ def setup_problems(players: Sequence[SeatSpec], settings: GameSettings = DEFAULT
             engine.validate_deck(deck)
         except engine.ConfigError as exc:
             problems.append(SetupProblem(str(exc)))
-    problems += [SetupProblem(p.english(), p.field) for p in clock_problems(settings, unread)]
-    if settings.name.strip():
-        problems.append(_problem(check_game_name, settings.name, "name"))
+    problems += [SetupProblem(p.english(), p.field) for p in settings_problems(settings, unread)]
     return [_naming_the_seat(p, players) for p in problems if p is not None]
 
 
@@ -254,7 +252,7 @@ def form_problems(your_name: str, your_email: str, lines: list[str], settings: G
                   unread: Sequence[SettingsProblem] = ()) -> tuple[list[SetupProblem], list[SeatSpec]]:
     """The form's problems in the reader's language, each on its field (and line), and the seats
     (the creator first) when there are none."""
-    teams, name = settings.teams, settings.name
+    teams = settings.teams
     problems: list[SetupProblem] = []
     creator_name = creator_email = ""
     try:
@@ -303,12 +301,7 @@ def form_problems(your_name: str, your_email: str, lines: list[str], settings: G
                 _("Team play needs 4, 6 or 8 players with you; you have %(n)d.", n=count) if teams else
                 _("Korsar is played by 2 to 5 players alone (4, 6 or 8 in teams); with you, you have %(n)d.",
                   n=count), "players"))
-    if name.strip():
-        try:
-            check_game_name(name)
-        except GameError:
-            problems.append(SetupProblem(_("A game name has at most 80 characters and no line breaks."), "name"))
-    problems += [SetupProblem(p.text(), p.field) for p in clock_problems(settings, unread)]
+    problems += [SetupProblem(p.text(), p.field) for p in settings_problems(settings, unread)]
     return problems + _option_problems(settings, unread, count=len(lines) + 1), specs
 
 
