@@ -31,6 +31,7 @@ from pbem.logging import configure_logging
 from pbem.models import Game, Seat
 from pbem.runtime import tune_gc
 from pbem.worker import SWEEP_BUDGET_SECONDS
+from pbem.games.settings import GameSettings
 
 T0 = datetime(2026, 1, 12, 10, 0)
 BUDGET = SWEEP_BUDGET_SECONDS  # the budget the worker's periodic job gives one sweep
@@ -48,7 +49,7 @@ def populate(engine, cfg: Config, games: int, due: int) -> None:
     """`games` running games (2 seats each); the first `due` have a reminder due at T0 + 5 h."""
     with session_scope(engine) as session:
         model = create_game(session, cfg, ["Ann <ann@example.com>", "Bob <bob@example.com>"],
-                            seed=1, deadline_hours=10, now=T0)
+                            GameSettings(deadline_hours=10), seed=1, now=T0)
         template = {c.name: getattr(model, c.name) for c in Game.__table__.columns if c.name != "id"}
     far = T0 + timedelta(days=30)
     with engine.begin() as conn:

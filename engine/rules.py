@@ -16,7 +16,7 @@ from engine.cards import ADMIRAL, CODE_KIND, COLOURS, FULL_DECK, KIND_CODES, KIN
 from engine.errors import ConfigError, IllegalMove
 from engine.events import Event
 from engine.moves import NO_SHIP, decode, encode, normalize_move
-from engine.state import GameState, Options, empty_state
+from engine.state import GameState, Options, check_settlement, empty_state
 from engine.text import card_name
 
 HAND_SIZE = 6  # R2.1
@@ -48,9 +48,7 @@ def check_config(n_players: int, teams: bool, options: Options) -> None:
             f"not by {n_players}.")
     if not isinstance(options, Options):
         raise ConfigError("options must be an engine.Options.")
-    if options.end_settlement not in ("resolve", "none"):
-        raise ConfigError(
-            f"end_settlement must be \"resolve\" or \"none\", not {options.end_settlement!r}.")
+    check_settlement(options.end_settlement)
     if not isinstance(options.waiting_time, bool):
         raise ConfigError("waiting_time must be true or false.")
     if options.waiting_time and (teams or n_players not in (2, 3)):

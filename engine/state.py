@@ -12,25 +12,44 @@ list operations and copying a state is cheap:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
 from typing import Any
 
 from engine.cards import CODE_KIND, KIND_CODES, KIND_COLOUR, KIND_STRENGTH, N_KINDS
 from engine.errors import ConfigError
 
-END_SETTLEMENTS = ("resolve", "none")
 STATE_FORMAT = 1
+
+
+class EndSettlement(StrEnum):
+    """What happens to the merchant ships still on the table when the game ends (R6.2)."""
+
+    RESOLVE = "resolve"
+    """Each goes to whoever would capture it now (the printed rules)."""
+    NONE = "none"
+    """They score for nobody."""
+
+
+END_SETTLEMENTS = tuple(EndSettlement)
 
 
 @dataclass(frozen=True)
 class Options:
-    """Game options: final settlement (R6.2) and the waiting-time house rule (R7)."""
+    """Game options, each field with its choices and its default: the final settlement (R6.2)
+    and the waiting-time house rule (R7). Their JSON form is ``to_json``'s, as stored games hold it."""
 
-    end_settlement: str = "resolve"
+    end_settlement: EndSettlement = EndSettlement.RESOLVE
     waiting_time: bool = False
+    """R7: a ship may wait for the seat that attacked it (2 or 3 players alone)."""
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The options' names, in declaration order: their JSON keys."""
+        return tuple(f.name for f in fields(cls))
 
     def to_json(self) -> dict[str, Any]:
-        return {"end_settlement": self.end_settlement, "waiting_time": self.waiting_time}
+        return {"end_settlement": str(self.end_settlement), "waiting_time": self.waiting_time}
 
     @classmethod
     def from_json(cls, d: object) -> Options:
@@ -39,17 +58,22 @@ class Options:
             return cls()
         if not isinstance(d, dict):
             raise ConfigError("Options must be an object.")
-        unknown = set(d) - {"end_settlement", "waiting_time"}
+        unknown = set(d) - set(cls.names())
         if unknown:
             raise ConfigError(f"Unknown option {sorted(unknown)[0]!r}.")
-        settlement = d.get("end_settlement", "resolve")
-        waiting = d.get("waiting_time", False)
-        if settlement not in END_SETTLEMENTS:
-            raise ConfigError(
-                f"end_settlement must be \"resolve\" or \"none\", not {settlement!r}.")
+        settlement = d.get("end_settlement", cls.end_settlement)
+        waiting = d.get("waiting_time", cls.waiting_time)
+        check_settlement(settlement)
         if not isinstance(waiting, bool):
             raise ConfigError(f"waiting_time must be true or false, not {waiting!r}.")
-        return cls(settlement, waiting)
+        return cls(EndSettlement(settlement), waiting)
+
+
+def check_settlement(value: object) -> None:
+    """ConfigError unless ``value`` is one of the EndSettlement choices."""
+    if value not in END_SETTLEMENTS:
+        raise ConfigError(
+            f"end_settlement must be \"resolve\" or \"none\", not {value!r}.")
 
 
 # A card on a ship is one int, ``kind << PLAYED_KIND_SHIFT | seat`` (seats are 0..7).
@@ -230,7 +254,7 @@ def empty_state(players: list[str], teams: bool, options: Options, deck: list[st
         n_seats=n, n_sides=(n // 2 if teams else n), side_of=side_of,
         hands=[[0] * N_KINDS for _ in range(n)], kinds_mask=[0] * n, hand_size=[0] * n,
         score_piles=[[] for _ in range(n)], gold=[0] * n, capturable=[0] * n,
-        waiting=options.waiting_time, resolve=options.end_settlement == "resolve")
+        waiting=options.waiting_time, resolve=options.end_settlement == EndSettlement.RESOLVE)
 
 
 def hand_codes(state: GameState, seat: int) -> list[str]:

@@ -125,9 +125,9 @@ def ensure_demo(s: DevSettings) -> dict[str, Any]:
             if game is None:
                 from pbem.auth import record_audit
                 from pbem.games.service import create_game
+                from pbem.games.settings import GameSettings
 
-                game = create_game(session, cfg, DEMO_PLAYERS, name="Demo: you against two bots",
-                                   deadline_hours=72)
+                game = create_game(session, cfg, DEMO_PLAYERS, GameSettings(name="Demo: you against two bots"))
                 # In the audit log like a game made on the dashboard (same action, same detail).
                 record_audit(session, "devserver", "create_game", game_id=game.id,
                              detail=f"{game.name} ({len(DEMO_PLAYERS)} players)")

@@ -5,6 +5,7 @@ All datetimes are naive UTC. Deadlines and reminder times live here, not in a sc
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from enum import StrEnum
 from typing import Optional
 
 from pydantic import NaiveDatetime
@@ -23,6 +24,23 @@ class GameStatus:
     FINISHED = "finished"
     ABORTED = "aborted"
     ALL = (RUNNING, PAUSED, FINISHED, ABORTED)
+
+
+class OnTimeout(StrEnum):
+    """What happens when a player lets the time for a move run out (Game/Proposal.on_timeout;
+    worded once: pbem/letters/invitations.py ON_TIMEOUT_WORDS)."""
+
+    AUTOPLAY = "autoplay"
+    """A bot plays that one move for them, and the game goes on."""
+    PAUSE = "pause"
+    """The game pauses until an admin resumes it."""
+    BOT = "bot"
+    """A bot takes over their seat for the rest of the game."""
+
+
+# A new game's clock unless its creator chose otherwise (pbem/games/settings.py GameSettings).
+DEFAULT_DEADLINE_HOURS = 72.0
+DEFAULT_REMINDERS = "50,85"  # percent of the deadline
 
 
 class Game(SQLModel, table=True):
@@ -52,9 +70,9 @@ class Game(SQLModel, table=True):
     thread_id: str = Field(default="", max_length=255)
 
     # Clocks (see pbem/games/clocks): all UTC, all found by indexed queries.
-    deadline_hours: float = 72.0
-    reminders: str = Field(default="50,85", max_length=100)  # percent of the deadline
-    on_timeout: str = Field(default="autoplay", max_length=16)  # autoplay | pause | bot
+    deadline_hours: float = DEFAULT_DEADLINE_HOURS
+    reminders: str = Field(default=DEFAULT_REMINDERS, max_length=100)  # percent of the deadline
+    on_timeout: str = Field(default=OnTimeout.AUTOPLAY, max_length=16)  # an OnTimeout
     deadline_at: Optional[NaiveDatetime] = None
     next_reminder_at: Optional[NaiveDatetime] = None
     reminders_sent: int = 0
@@ -327,9 +345,9 @@ class Proposal(SQLModel, table=True):
     name: str = Field(default="", max_length=200)
     teams: bool = False
     options_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
-    deadline_hours: float = 72.0
-    reminders: str = Field(default="50,85", max_length=100)
-    on_timeout: str = Field(default="autoplay", max_length=16)
+    deadline_hours: float = DEFAULT_DEADLINE_HOURS
+    reminders: str = Field(default=DEFAULT_REMINDERS, max_length=100)
+    on_timeout: str = Field(default=OnTimeout.AUTOPLAY, max_length=16)  # an OnTimeout
     table_talk: bool = False
     created_at: NaiveDatetime = Field(default_factory=utcnow)
     confirm_by: NaiveDatetime  # the confirmation link's expiry

@@ -16,6 +16,8 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from pbem.db import session_scope
 from pbem.games import errors, proposals, records, service, setup
+from pbem.games.settings import DEFAULT_SETTINGS, read_settings
+from pbem.models import OnTimeout
 from pbem.appctx import config, db
 
 NOT_READY = "The database is not ready: run `flask --app pbem init-db` first."
@@ -78,9 +80,9 @@ def _options(pairs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
               help="waiting_time=on|off, end_settlement=resolve|none.")
 @click.option("--name", default="", help="The game's name (default: the players' names).")
-@click.option("--deadline-hours", default="72", help="Hours a player has for a turn.")
-@click.option("--reminders", default="50,85", help="Reminders at these percentages of the deadline.")
-@click.option("--on-timeout", default="autoplay", help="autoplay | pause | bot")
+@click.option("--deadline-hours", default=f"{DEFAULT_SETTINGS.deadline_hours:g}", help="Hours a player has for a turn.")
+@click.option("--reminders", default=DEFAULT_SETTINGS.reminders, help="Reminders at these percentages of the deadline.")
+@click.option("--on-timeout", default=str(DEFAULT_SETTINGS.on_timeout), help=" | ".join(OnTimeout))
 @click.option("--table-talk", is_flag=True, help="Players of an individual game may talk to the whole "
                                                  "table by replying (partners in team games always may).")
 @click.option("--invite-from", "organiser", metavar="EMAIL",
@@ -94,15 +96,17 @@ def create_game_command(players: tuple[str, ...], teams: bool, seed: str | None,
                         organiser: str | None) -> None:
     """Create and start a game; print its id alone on the last line."""
     deck = _deck(deck_file)
+    if organiser and (seed is not None or deck is not None):
+        raise click.ClickException("--invite-from deals when the game starts: no --seed or --deck-file.")
+    number_seed = _number(seed, "The seed")
+    settings, unread = read_settings(
+        name=name, teams=teams, options=_options(options),
+        deadline_hours=_number(deadline_hours, "The deadline", float),  # type: ignore[arg-type]  # _number gives the kind asked
+        reminders=reminders, on_timeout=on_timeout, table_talk=table_talk)
     if organiser:
-        if seed is not None or deck is not None:
-            raise click.ClickException("--invite-from deals when the game starts: no --seed or --deck-file.")
         with _refusals(), session_scope(db()) as session:
-            view = proposals.invite_players(
-                session, config(), list(players), organiser_email=setup.check_email(organiser),
-                teams=teams, options=_options(options), name=name,
-                deadline_hours=_number(deadline_hours, "The deadline", float),  # type: ignore[arg-type]  # _number gives the kind asked
-                reminders=reminders, on_timeout=on_timeout, table_talk=table_talk)
+            view = proposals.invite_players(session, config(), list(players), settings,
+                                            organiser_email=setup.check_email(organiser), unread=unread)
             summary = f"invited {len(view.waiting)} players; the game starts when all have accepted"
             manage_url = view.manage_url
         click.echo(summary)
@@ -110,11 +114,8 @@ def create_game_command(players: tuple[str, ...], teams: bool, seed: str | None,
         return
     with _refusals(), session_scope(db()) as session:
         game = service.create_game(
-            session, config(), list(players), teams=teams,
-            seed=_number(seed, "The seed"), deck=deck,  # type: ignore[arg-type]  # _number gives the kind asked
-            options=_options(options), name=name,
-            deadline_hours=_number(deadline_hours, "The deadline", float),  # type: ignore[arg-type]  # _number gives the kind asked
-            reminders=reminders, on_timeout=on_timeout, table_talk=table_talk)
+            session, config(), list(players), settings, unread=unread,
+            seed=number_seed, deck=deck)  # type: ignore[arg-type]  # _number gives the kind asked
         # Never the seed or the deck: they give away every hand and the draw pile.
         dealt = ("the given seed" if game.seed is not None else
                  "the deck file" if deck is not None else "the system's randomness")

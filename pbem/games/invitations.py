@@ -25,11 +25,10 @@ Every function that takes a token reads it here (links.LinkError: 400 damaged, 4
 """
 from __future__ import annotations
 
-import json
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Sequence
+from typing import Sequence
 
 from sqlmodel import Session, col, select
 
@@ -47,7 +46,7 @@ from pbem.models import (Invitation, InvitationStatus,
                          Proposal, ProposalStatus, Seat, SeatKind, utcnow)
 from pbem.games.unasked_mail import (INVITATIONS_PER_PAIR, answered, has_answered, pair_key, played_together,
                                      take_unasked, unreachable_among)
-from pbem.games.setup import bounded_deadline_hours
+from pbem.games.settings import GameSettings
 
 # The sentences of the links of this module (pbem.links, English), shown in the reader's language.
 LINK_SENTENCES = (
@@ -94,10 +93,6 @@ class ProposalView:
 
 
 # ---------------------------------------------------------------- the setup form
-
-
-def _options(proposal: Proposal) -> dict[str, Any]:
-    return dict(json.loads(proposal.options_json or "{}"))
 
 
 def proposal_view(session: Session, cfg: Config, proposal: Proposal, *,
@@ -205,10 +200,7 @@ def start_if_ready(session: Session, cfg: Config, view: ProposalView, *, now: da
     specs = [SeatSpec(name=i.name, email=i.email, kind=i.kind, bot=i.bot,
                       language=i.language if i.kind == SeatKind.HUMAN else None)
              for i in view.invitations]
-    game = create_game(session, cfg, specs, teams=proposal.teams, options=_options(proposal),
-                       name=proposal.name, deadline_hours=bounded_deadline_hours(proposal.deadline_hours),
-                       reminders=proposal.reminders, on_timeout=proposal.on_timeout,
-                       table_talk=proposal.table_talk, now=now)
+    game = create_game(session, cfg, specs, GameSettings.of(proposal), now=now)
     proposal.status = ProposalStatus.STARTED
     proposal.game_id = game.id
     proposal.updated_at = now

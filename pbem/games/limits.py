@@ -20,7 +20,8 @@ from sqlmodel import Session, col, select
 
 from pbem.addresses import canonical_key, client_key
 from pbem.config import Config
-from pbem.games.errors import GameError
+from pbem.games.errors import Refusal, declare_refusals
+from pbem.i18n import lazy
 from pbem.models import RateEvent, utcnow
 
 HOUR = timedelta(hours=1)
@@ -55,15 +56,19 @@ LINKS_PER_ADDRESS = Limit("link_address", "LIMIT_LINKS_PER_ADDRESS_HOUR", HOUR)
 LINKS_PER_IP = Limit("link_ip", "LIMIT_LINKS_PER_IP_HOUR", HOUR, per="ip")
 
 
-class LimitReached(GameError):
+declare_refusals({"limit_reached": (
+    lazy("You have done this too often for now. Please try again after %(when)s (UTC)."), 429)})
+
+
+class LimitReached(Refusal):
     """Too many of something: the page says when to try again (`retry_at`, naive UTC)."""
 
     status = 429
 
     def __init__(self, limit: Limit, retry_at: datetime) -> None:
-        super().__init__(f"limit {limit.kind} reached", 429)
         self.limit = limit
         self.retry_at = retry_at
+        super().__init__("limit_reached", {"when": retry_at})
 
 
 def _serialise(session: Session, limit: Limit, key: str) -> None:

@@ -16,8 +16,7 @@ from pbem.config import Config
 from pbem.games import limits
 from pbem.games.clocks import preferences
 from pbem.games.clocks.preferences import check_time_zone
-from pbem.games.clocks.refusals import Refused
-from pbem.games.errors import GameError
+from pbem.games.errors import GameError, Refusal
 from pbem.games.invitations import proposal_view
 from pbem.games.setup import check_email
 from pbem.games.unasked_mail import may_mail_unasked
@@ -198,7 +197,7 @@ def set_address_preferences(session: Session, cfg: Config, token: str, *, timezo
     email = read_my_games_token(cfg, token)
     try:
         zone = check_time_zone(timezone)
-    except Refused as exc:
+    except Refusal as exc:
         raise GameError(exc.message, 422) from None
     saved = session.get(AddressPreference, email) or AddressPreference(email=email, language="en")
     saved.timezone, saved.reminders, saved.digest, saved.play_forced = zone, reminders, digest, play_forced

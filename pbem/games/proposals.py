@@ -22,9 +22,11 @@ from pbem.games.address_prefs import remembered_languages
 from pbem.games.errors import GameError
 from pbem.games.invitations import ProposalView, cancel, invite, proposal_of, proposal_view, seat_rows, start_if_ready
 from pbem.games.my_games import write_my_games_link
+from pbem.games.finish import is_over
 from pbem.games.seated import SeatedGame
-from pbem.games.setup import (SeatSpec, SetupError, SetupProblem, bounded_deadline_hours, check_setup, form_problems,
-                              option_problems, player_lines, refuse_suppressed)
+from pbem.games.settings import DEFAULT_SETTINGS, GameSettings, SettingsProblem
+from pbem.games.setup import (SeatSpec, SetupError, SetupProblem, check_setup, form_problems, player_lines,
+                              refuse_suppressed)
 from pbem.games.unasked_mail import answered, has_answered, may_mail_unasked, unreachable_among
 from pbem.i18n import gettext as _
 from pbem.letters import invitations as letters
@@ -32,52 +34,27 @@ from pbem.mail.outbox import Email
 from pbem.mail.suppression import is_suppressed, suppressed_among
 from pbem.mail.writers import Cancel, register_writer
 from pbem.models import InvitationStatus, OutboxMessage, Proposal, ProposalStatus, SeatKind, utcnow
-from pbem.games.finish import is_over
-
-
-def _new_proposal(*, creator_email: str, creator_position: int, language: str, name: str, teams: bool,
-                  options_json: str, deadline_hours: float, reminders: str, on_timeout: str, table_talk: bool,
-                  now: datetime, confirmed: bool, rematch_of: int | None = None) -> Proposal:
-    """A new proposal row: `confirmed` (an admin's, a rematch: the creator proved their address)
-    it invites at once; otherwise it waits for its creator's confirmation link (CONFIRM_MAX_AGE)."""
-    return Proposal(
-        status=ProposalStatus.INVITING if confirmed else ProposalStatus.UNCONFIRMED,
-        creator_email=creator_email, creator_position=creator_position, nonce=secrets.token_hex(8),
-        language=language, name=name, teams=teams, options_json=options_json, deadline_hours=deadline_hours,
-        reminders=reminders, on_timeout=on_timeout, table_talk=table_talk, created_at=now, updated_at=now,
-        confirm_by=now if confirmed else now + timedelta(seconds=links.CONFIRM_MAX_AGE),
-        confirmed_at=now if confirmed else None, rematch_of=rematch_of)
 
 
 def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: str, players: str,
-                 teams: bool = False, name: str = "", deadline_hours: float = 72.0,
-                 reminders: str = "50,85", on_timeout: str = "autoplay", table_talk: bool = False,
-                 waiting_time: bool = False, end_settlement: str = "resolve",
+                 settings: GameSettings = DEFAULT_SETTINGS, unread: Sequence[SettingsProblem] = (),
                  language: str = "en", ip: str = "", form_id: str = "", now: datetime | None = None) -> Proposal:
     """A game set up at /new, waiting for its creator's confirmation: one email, to the creator,
     written by the worker (which sends it only if the address may be mailed: `may_mail_unasked`).
-    `waiting_time` and `end_settlement` are the engine's options (docs/rules.md R6.2, section 7).
+    `unread`: what `read_settings` could not read of the form.
     One proposal per form (`form_id`, the page's nonce; see `form_key`): the same form sent again,
     at once or later, is the same proposal. The answer says nothing about the addresses: whether
     one said never or "I did not ask for this" shows only on the creator's confirmation page.
     SetupError (each problem on its field) or LimitReached, and nothing written, otherwise."""
     now = now or utcnow()
     lines = player_lines(players)
-    problems, specs = form_problems(your_name, your_email, lines, teams=teams, name=name,
-                                    deadline_hours=deadline_hours, reminders=reminders,
-                                    on_timeout=on_timeout)
-    options = {"end_settlement": end_settlement, "waiting_time": waiting_time}
-    problems += option_problems(options, count=len(lines) + 1, teams=teams)
+    problems, specs = form_problems(your_name, your_email, lines, settings, unread)
     if problems:
         raise SetupError(problems)
-    setup = check_setup(specs, teams=teams, name=name, deadline_hours=deadline_hours,
-                        reminders=reminders, on_timeout=on_timeout)
+    setup = check_setup(specs, settings)
     creator_email = specs[0].email or ""
-    proposal = _new_proposal(
-        creator_email=creator_email, creator_position=0, language=language, name=setup.name, teams=teams,
-        options_json=json.dumps(options, sort_keys=True), deadline_hours=float(deadline_hours),
-        reminders=",".join(f"{p:g}" for p in setup.reminders), on_timeout=on_timeout,
-        table_talk=table_talk and not teams, now=now, confirmed=False)
+    proposal = _new_proposal(_proposed(setup.settings), creator_email=creator_email, creator_position=0,
+                             language=language, now=now, confirmed=False)
     proposal.form_key = form_key(form_id, proposal, setup.specs, now=now)
     try:  # the database says whether this form made its proposal already, however close in time
         with session.begin_nested():
@@ -90,6 +67,24 @@ def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: s
     seat_rows(session, proposal, setup.specs, creator=0, now=now)
     letters.queue_confirmation(session, cfg, proposal)
     return proposal
+
+
+def _proposed(settings: GameSettings) -> dict[str, Any]:
+    """A proposal's settings columns: a team game's partners talk anyway, so no table talk."""
+    return replace(settings, table_talk=settings.table_talk and not settings.teams).columns()
+
+
+def _new_proposal(columns: dict[str, Any], *, creator_email: str, creator_position: int, language: str,
+                  now: datetime, confirmed: bool, rematch_of: int | None = None) -> Proposal:
+    """A new proposal row with its settings `columns`: `confirmed` (an admin's, a rematch: the
+    creator proved their address) it invites at once; otherwise it waits for its creator's
+    confirmation link (CONFIRM_MAX_AGE)."""
+    return Proposal(
+        status=ProposalStatus.INVITING if confirmed else ProposalStatus.UNCONFIRMED,
+        creator_email=creator_email, creator_position=creator_position, nonce=secrets.token_hex(8),
+        language=language, **columns, created_at=now, updated_at=now,
+        confirm_by=now if confirmed else now + timedelta(seconds=links.CONFIRM_MAX_AGE),
+        confirmed_at=now if confirmed else None, rematch_of=rematch_of)
 
 
 DOUBLE_SUBMIT = timedelta(minutes=2)  # a form sent without its nonce: posts this close are one
@@ -126,7 +121,7 @@ def _sent_already(session: Session, key: str | None) -> Proposal:
 
 def _confirmable(session: Session, cfg: Config, token: str, *, lock: bool) -> Proposal:
     proposal = proposal_of(session, links.read_record(cfg, links.CONFIRM_SALT, token, links.CONFIRM_MAX_AGE),
-                           lock=lock)
+                         lock=lock)
     if proposal.status == ProposalStatus.EXPIRED:
         raise links.LinkError("This link has expired.", 410)
     if proposal.status != ProposalStatus.UNCONFIRMED:
@@ -185,9 +180,8 @@ def replace_invitee(session: Session, cfg: Config, token: str, position: int, pl
     row = next((i for i in view.invitations if i.position == position), None)
     if row is None or row.status not in (InvitationStatus.DECLINED, InvitationStatus.EXPIRED):
         raise GameError(_("Only a player who declined or did not answer can be replaced."), 409)
-    problems, specs = form_problems(view.creator.name, proposal.creator_email, [player], teams=proposal.teams,
-                                    name="", deadline_hours=proposal.deadline_hours,
-                                    reminders=proposal.reminders, on_timeout=proposal.on_timeout)
+    problems, specs = form_problems(view.creator.name, proposal.creator_email, [player],
+                                    replace(GameSettings.of(proposal), name=""))
     problems = [p for p in problems if p.field == "players" and p.seat is not None]
     spec = specs[-1] if not problems else None
     if spec is not None and spec.kind == SeatKind.HUMAN:
@@ -259,24 +253,19 @@ def register_writers() -> None:
     register_writer(letters.MY_GAMES_KIND, write_my_games_link)
 
 
-def invite_players(session: Session, cfg: Config, players: Sequence[SeatSpec | str], *, organiser_email: str,
-                   teams: bool = False, options: dict[str, Any] | None = None, name: str = "",
-                   deadline_hours: float = 72.0, reminders: str = "50,85", on_timeout: str = "autoplay",
-                   table_talk: bool = False, now: datetime | None = None) -> ProposalView:
+def invite_players(session: Session, cfg: Config, players: Sequence[SeatSpec | str],
+                   settings: GameSettings = DEFAULT_SETTINGS, *, organiser_email: str,
+                   unread: Sequence[SettingsProblem] = (), now: datetime | None = None) -> ProposalView:
     """A game an admin (or the CLI) sets up for people who have not said yes yet: each human gets
     one invitation, and the game starts when all have accepted (at once with bots alone).
     `organiser_email` is told of declines and expiries and manages the seats. Raises SetupError
     (English: the dashboard's and CLI's) before writing anything."""
     now = now or utcnow()
-    setup = check_setup(players, teams=teams, options=options, name=name, deadline_hours=deadline_hours,
-                        reminders=reminders, on_timeout=on_timeout)
+    setup = check_setup(players, settings, unread=unread)
     refuse_suppressed(session, setup.specs)
     specs = [replace(s, email=s.email.lower()) if s.email else s for s in setup.specs]
-    proposal = _new_proposal(
-        creator_email=organiser_email.strip().lower(), creator_position=letters.ORGANISER, language="en",
-        name=setup.name, teams=teams, options_json=json.dumps(options or {}, sort_keys=True),
-        deadline_hours=float(deadline_hours), reminders=",".join(f"{p:g}" for p in setup.reminders),
-        on_timeout=on_timeout, table_talk=table_talk and not teams, now=now, confirmed=True)
+    proposal = _new_proposal(_proposed(setup.settings), creator_email=organiser_email.strip().lower(),
+                             creator_position=letters.ORGANISER, language="en", now=now, confirmed=True)
     session.add(proposal)
     session.flush()
     rows = seat_rows(session, proposal, specs, creator=letters.ORGANISER, now=now)
@@ -316,11 +305,9 @@ def rematch(session: Session, cfg: Config, at: SeatedGame, *,
     # Humans are asked again (even one a bot played for); bots come back as they were.
     specs = [SeatSpec(name=s.name, kind=SeatKind.BOT, bot=s.bot) if s.kind == SeatKind.BOT
              else SeatSpec(name=s.name, email=(s.email or "").lower() or None) for s in seats]
-    proposal = _new_proposal(
-        creator_email=creator_email, creator_position=seat.position, language=seat.language, name=game.name,
-        teams=game.teams, options_json=game.options_json, deadline_hours=bounded_deadline_hours(game.deadline_hours),
-        reminders=game.reminders, on_timeout=game.on_timeout, table_talk=game.table_talk, now=now,
-        confirmed=True, rematch_of=game.id)
+    proposal = _new_proposal(GameSettings.of(game).columns(), creator_email=creator_email,
+                             creator_position=seat.position, language=seat.language, now=now, confirmed=True,
+                             rematch_of=game.id)
     session.add(proposal)
     session.flush()
     limits.take(session, cfg, limits.GAMES_PER_CREATOR, creator_email, now=now)

@@ -36,6 +36,7 @@ from pbem.games.address_prefs import remembered_preferences, seat_preferences
 from pbem.games.finish import finish_game
 from pbem.games.errors import GameError, GameNotRunning, IllegalMoveError, NotFound, SeatHandedToBot, StaleMove
 from pbem.games.setup import SeatSpec, check_setup, refuse_suppressed
+from pbem.games.settings import DEFAULT_SETTINGS, GameSettings, SettingsProblem
 
 # Forced turns played one after another at most (a game is shorter: I2), then a turn email.
 MAX_FORCED_CHAIN = 500
@@ -87,29 +88,23 @@ def create_game(
     session: Session,
     cfg: Config,
     players: Sequence[SeatSpec | str],
+    settings: GameSettings = DEFAULT_SETTINGS,
     *,
-    teams: bool = False,
     seed: int | None = None,
     deck: list[str] | None = None,
-    options: dict[str, Any] | engine.Options | None = None,
-    name: str = "",
-    deadline_hours: float = 72.0,
-    reminders: str = "50,85",
-    on_timeout: str = "autoplay",
-    table_talk: bool = False,
+    unread: Sequence[SettingsProblem] = (),
     now: datetime | None = None,
 ) -> Game:
     """Create and start a game; queue the welcome emails and the first turn email.
-    `table_talk`: players of an individual game may talk to the whole table (team games always
-    let partners talk; pbem/games/talk.py).
+    `settings.table_talk`: players of an individual game may talk to the whole table (team games
+    always let partners talk; pbem/games/talk.py).
 
-    Raises GameError (one-line reason; SetupError from `check_setup`) before writing anything if
-    the setup is refused.
+    Raises GameError (one-line reason; SetupError from `check_setup`, with `unread`: what
+    `read_settings` could not read) before writing anything if the setup is refused.
     """
     now = now or utcnow()
-    setup = check_setup(players, teams=teams, seed=seed, deck=deck, options=options, name=name,
-                        deadline_hours=deadline_hours, reminders=reminders, on_timeout=on_timeout)
-    specs, opts, name, deck, ladder = setup.specs, setup.options, setup.name, setup.deck, setup.reminders
+    setup = check_setup(players, settings, seed=seed, deck=deck, unread=unread)
+    specs, settings, deck = setup.specs, setup.settings, setup.deck
     refuse_suppressed(session, specs)  # every path that starts a game meets this refusal
     if deck is None and seed is None:
         # Dealt from the operating system's randomness: nothing to guess from a hand. A seed
@@ -117,16 +112,14 @@ def create_game(
         # and the draw pile. Explicit seeds and decks are for tests and replays.
         deck = engine.shuffled_deck(random.SystemRandom())
     try:
-        state = engine.new_game([s.name for s in specs], teams=teams, options=opts,
+        state = engine.new_game([s.name for s in specs], teams=settings.teams, options=settings.options,
                                 seed=seed if deck is None else None, deck=deck)
     except engine.ConfigError as exc:
         raise GameError(str(exc)) from None
 
     game = Game(
-        name=name or " vs ".join(s.name for s in specs)[:200],
+        **settings.columns(),
         status=GameStatus.RUNNING,
-        teams=teams,
-        options_json=json.dumps(opts.to_json(), sort_keys=True),
         seed=seed if deck is None else None,
         deck_json=json.dumps(list(state.deck)),
         state_json=dump_state(state),
@@ -135,11 +128,8 @@ def create_game(
         created_at=now,
         updated_at=now,
         thread_id=f"<korsar-game-{secrets.token_hex(12)}@{mail_domain(cfg)}>",
-        deadline_hours=float(deadline_hours),
-        reminders=",".join(f"{p:g}" for p in ladder),
-        on_timeout=on_timeout,
-        table_talk=table_talk,
     )
+    game.name = game.name or " vs ".join(s.name for s in specs)[:200]
     session.add(game)
     session.flush()
     assert game.id is not None  # the flush gave the game its id

@@ -1,11 +1,11 @@
-"""A new game's setup checked: players and their names, addresses, options, the deal and the clock.
+"""A new game's setup checked: players and their names, addresses, the deal, and the GameSettings
+(pbem/games/settings.py) for these players.
 
 Two checks stand side by side: `check_setup` (the CLI, the admin form and `create_game`: English
 sentences, each on its seat and field) and `form_problems` (the /new form and a creator's
 replacement: the reader's language)."""
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -18,20 +18,14 @@ import engine
 import engine.bots
 from pbem.addresses import AddressRefused, canonical_key, check_address
 from pbem.games.errors import GameError
+from pbem.games.settings import DEFAULT_SETTINGS, GameSettings, SettingsProblem, reminder_ladder, settings_problems
 from pbem.games.names import (HIDDEN_IN_NAME, MAX_NAME_LENGTH, NAME_NEEDED, NOT_IN_NAMES, check_game_name, check_name,
                               hides_characters)
-from pbem.i18n import LANGUAGES, lazy
+from pbem.i18n import LANGUAGES
 from pbem.i18n import gettext as _  # what a player reads: in the seat's language (pages domain)
 from pbem.mail.suppression import suppressed_among
 from pbem.models import SeatKind
 
-# The time a player has for each move, at every entry (the /new form, the dashboard, the CLI,
-# this service): `check_deadline_hours`. Less than an hour makes a bot-only game a busy loop of
-# the worker; more than 30 days is a game nobody remembers.
-MIN_DEADLINE_HOURS = 1
-MAX_DEADLINE_HOURS = 24 * 30
-DEADLINE_OUT_OF_RANGE = lazy("The deadline for each move must be between 1 hour and 30 days (720 hours).")
-ON_TIMEOUT_CHOICES = ("autoplay", "pause", "bot")
 
 
 @dataclass(frozen=True)
@@ -71,22 +65,6 @@ def check_email(address: str) -> str:
         raise BadAddress(exc.sentence) from None
 
 
-def check_deadline_hours(hours: float) -> float:
-    """The hours a player has for each move, between MIN_DEADLINE_HOURS and MAX_DEADLINE_HOURS
-    (NaN and infinity refused), or GameError: every entry's one check."""
-    if isinstance(hours, bool) or not isinstance(hours, (int, float)) \
-            or not MIN_DEADLINE_HOURS <= hours <= MAX_DEADLINE_HOURS:  # NaN compares false
-        raise GameError(_(DEADLINE_OUT_OF_RANGE))
-    return float(hours)
-
-
-def bounded_deadline_hours(hours: float) -> float:
-    """`hours` brought within the bounds: a rematch, or a proposal, of a game set up before them."""
-    if not math.isfinite(hours):
-        return 72.0
-    return min(max(float(hours), MIN_DEADLINE_HOURS), MAX_DEADLINE_HOURS)
-
-
 def parse_player(text: str) -> SeatSpec:
     """'Ann <ann@example.com>', 'ann@example.com' or 'bot:greedy' / 'bot:random' -> SeatSpec;
     a person's spec may end with their language: 'Élodie <elodie@example.com> [fr]'."""
@@ -123,19 +101,6 @@ def _number_bots(specs: list[SeatSpec]) -> list[SeatSpec]:
     return out
 
 
-def parse_options(options: dict[str, Any] | None) -> engine.Options:
-    """{'waiting_time': 'on', 'end_settlement': 'none'} -> engine.Options, or GameError."""
-    values = dict(options or {})
-    if isinstance(values.get("waiting_time"), str):  # command line and forms say on/off
-        word = values["waiting_time"].strip().lower()
-        values["waiting_time"] = {"on": True, "true": True, "yes": True, "1": True,
-                                  "off": False, "false": False, "no": False, "0": False}.get(word, word)
-    try:
-        return engine.Options.from_json(values)
-    except engine.ConfigError as exc:
-        raise GameError(str(exc)) from None
-
-
 @dataclass(frozen=True)
 class SetupProblem:
     """One reason a game's setup is refused: `seat` (0-based, in the order given) and `field`
@@ -160,57 +125,46 @@ class GameSetup:
     """A setup `check_setup` accepted, normalised (bots numbered, ladder sorted)."""
 
     specs: list[SeatSpec]
-    options: engine.Options
-    name: str
+    settings: GameSettings  # its name checked, its ladder sorted
     deck: list[str] | None
-    reminders: list[float]
+
+    @property
+    def reminders(self) -> list[float]:
+        return reminder_ladder(self.settings.reminders)
 
 
-def _checked(check: Any, value: Any, field: str | None, seat: int | None = None) -> tuple[SetupProblem | None, Any]:
-    """(None, what `check` made of `value`), or (the problem, None): each check runs once."""
+def _problem(check: Any, value: Any, field: str | None, seat: int | None = None) -> SetupProblem | None:
     try:
-        return None, check(value)
+        check(value)
     except GameError as exc:
-        return SetupProblem(exc.message, field, seat), None
+        return SetupProblem(exc.message, field, seat)
+    return None
 
 
-def setup_problems(players: Sequence[SeatSpec], *, teams: bool = False, seed: int | None = None,
-                   deck: list[str] | None = None, options: dict[str, Any] | engine.Options | None = None,
-                   name: str = "", deadline_hours: float = 72.0, reminders: str = "50,85",
-                   on_timeout: str = "autoplay") -> list[SetupProblem]:
+def setup_problems(players: Sequence[SeatSpec], settings: GameSettings = DEFAULT_SETTINGS, *,
+                   seed: int | None = None, deck: list[str] | None = None,
+                   unread: Sequence[SettingsProblem] = ()) -> list[SetupProblem]:
     """Every reason to refuse this setup (none: it is fine), for the CLI, the admin form and
     `create_game` alike: names, addresses (one address per seat, whatever its case), bots, the
-    number of players (the engine's R2), options, the deal and the clock."""
-    return _check(players, teams=teams, seed=seed, deck=deck, options=options, name=name,
-                  deadline_hours=deadline_hours, reminders=reminders, on_timeout=on_timeout)[0]
-
-
-def _check(players: Sequence[SeatSpec], *, teams: bool, seed: int | None, deck: list[str] | None,
-           options: dict[str, Any] | engine.Options | None, name: str, deadline_hours: float,
-           reminders: str, on_timeout: str) -> tuple[list[SetupProblem], GameSetup | None]:
-    """`setup_problems` and, when there is none, the setup normalised from the same checks."""
+    number of players (the engine's R2), options, the deal and the clock. `unread`: the settings
+    `read_settings` could not read, each said in its place."""
     problems: list[SetupProblem | None] = []
     seen_names: set[str] = set()
     seen_emails: set[str] = set()
-    specs: list[SeatSpec] = []
     for seat, spec in enumerate(players):
         if spec.language is not None and spec.language not in LANGUAGES:
-            problems.append(_checked(check_language, spec.language, "language", seat)[0])
+            problems.append(_problem(check_language, spec.language, "language", seat))
         if spec.kind == SeatKind.BOT:
             if spec.bot not in engine.bots.BOTS:
                 problems.append(SetupProblem(
                     f"Unknown bot {spec.bot!r}: choose one of {', '.join(engine.bots.BOTS)}.", "bot", seat))
-            problem, checked_name = _checked(check_name, spec.name, "name", seat)
-            problems.append(problem)
+            problems.append(_problem(check_name, spec.name, "name", seat))
             seen_names.add(unicodedata.normalize("NFC", spec.name).strip().casefold())
-            specs.append(replace(spec, name=checked_name))
             continue
-        checked_name = None
         if not spec.name.strip():
             problems.append(SetupProblem(NAME_NEEDED, "name", seat))
         else:
-            problem, checked_name = _checked(check_name, spec.name, "name", seat)
-            problems.append(problem)
+            problems.append(_problem(check_name, spec.name, "name", seat))
             key = unicodedata.normalize("NFC", spec.name).strip().casefold()
             if key in seen_names:
                 problems.append(SetupProblem(
@@ -219,52 +173,32 @@ def _check(players: Sequence[SeatSpec], *, teams: bool, seed: int | None, deck: 
         if not spec.email:
             problems.append(SetupProblem("A person needs an email address (or choose a bot).", "email", seat))
             continue
-        bad_email, email = _checked(check_email, spec.email, "email", seat)
+        bad_email = _problem(check_email, spec.email, "email", seat)
         problems.append(bad_email)
         if bad_email is None:  # one mailbox, one seat: ann@ and Ann+x@ are the same person
             if canonical_key(spec.email) in seen_emails:
                 problems.append(SetupProblem("Two seats have the same email address."))
             seen_emails.add(canonical_key(spec.email))
-        specs.append(replace(spec, name=checked_name, email=email))
-    opts: engine.Options | None = None
-    try:
-        opts = options if isinstance(options, engine.Options) else parse_options(options)
-    except GameError as exc:
-        problems.append(SetupProblem(exc.message))
+    teams, opts = settings.teams, settings.options
+    problems += [SetupProblem(u.english(), u.field) for u in unread if u.code == "unreadable_options"]
     try:  # how many players and teams: the engine's rules (R2)...
         engine.check_config(len(players), teams, engine.Options())
     except engine.ConfigError as exc:
         problems.append(SetupProblem(str(exc)))
     else:  # ...then the options for them (the waiting time is only for 2 or 3 alone)
-        if opts is not None:
-            try:
-                engine.check_config(len(players), teams, opts)
-            except engine.ConfigError as exc:
-                problems.append(SetupProblem(str(exc), "waiting_time" if opts.waiting_time else None))
-    checked_deck = None
+        try:
+            engine.check_config(len(players), teams, opts)
+        except engine.ConfigError as exc:
+            problems.append(SetupProblem(str(exc), "waiting_time" if opts.waiting_time else None))
     if seed is not None and deck is not None:
         problems.append(SetupProblem("Give a seed or a deck, not both."))
     elif deck is not None:
         try:
-            checked_deck = engine.validate_deck(deck)
+            engine.validate_deck(deck)
         except engine.ConfigError as exc:
             problems.append(SetupProblem(str(exc)))
-    if on_timeout not in ON_TIMEOUT_CHOICES:
-        problems.append(SetupProblem(f"on_timeout must be one of {', '.join(ON_TIMEOUT_CHOICES)}.", "on_timeout"))
-    problems.append(_checked(check_deadline_hours, deadline_hours, "deadline_hours")[0])
-    bad_ladder, ladder = _checked(reminder_ladder, reminders, "reminders")
-    problems.append(bad_ladder)
-    game_name = ""
-    if name.strip():
-        bad_name, game_name = _checked(check_game_name, name, "name")
-        problems.append(bad_name)
-    found = [_naming_the_seat(p, players) for p in problems if p is not None]
-    if found or opts is None:
-        return found, None
-    # A bot's address is no seat's mailbox (`setup_problems` looks past it): checked last.
-    specs = [replace(s, email=check_email(s.email)) if s.kind == SeatKind.BOT and s.email else s for s in specs]
-    return [], GameSetup(specs=_number_bots(specs), options=opts, name=game_name, deck=checked_deck,
-                         reminders=ladder)
+    problems += [SetupProblem(p.english(), p.field) for p in settings_problems(settings, unread)]
+    return [_naming_the_seat(p, players) for p in problems if p is not None]
 
 
 def _naming_the_seat(problem: SetupProblem, players: Sequence[SeatSpec]) -> SetupProblem:
@@ -278,22 +212,9 @@ def _naming_the_seat(problem: SetupProblem, players: Sequence[SeatSpec]) -> Setu
     return SetupProblem(f"Seat {problem.seat + 1}{shown}: {problem.message}", problem.field, problem.seat)
 
 
-def reminder_ladder(text: str) -> list[float]:
-    """'50,85' -> [50.0, 85.0] (sorted; '' is none), or GameError."""
-    try:
-        ladder = sorted(float(p) for p in text.split(",") if p.strip())
-    except ValueError:
-        raise GameError(f"Reminders are percentages of the deadline separated by commas, like 50,85, "
-                        f"not {text!r}.") from None
-    if any(not 0 < p < 100 for p in ladder):  # also refuses NaN
-        raise GameError("Each reminder must fall between 0 and 100 percent of the deadline.")
-    return ladder
-
-
-def check_setup(players: Sequence[SeatSpec | str], *, teams: bool = False, seed: int | None = None,
-                deck: list[str] | None = None, options: dict[str, Any] | engine.Options | None = None,
-                name: str = "", deadline_hours: float = 72.0, reminders: str = "50,85",
-                on_timeout: str = "autoplay") -> GameSetup:
+def check_setup(players: Sequence[SeatSpec | str], settings: GameSettings = DEFAULT_SETTINGS, *,
+                seed: int | None = None, deck: list[str] | None = None,
+                unread: Sequence[SettingsProblem] = ()) -> GameSetup:
     """The setup, normalised, or SetupError with every problem (`setup_problems`)."""
     specs = []
     for seat, player in enumerate(players):
@@ -301,11 +222,16 @@ def check_setup(players: Sequence[SeatSpec | str], *, teams: bool = False, seed:
             specs.append(player if isinstance(player, SeatSpec) else parse_player(player))
         except GameError as exc:
             raise SetupError([SetupProblem(f"Seat {seat + 1}: {exc.message}", "name", seat)]) from None
-    problems, setup = _check(specs, teams=teams, seed=seed, deck=deck, options=options, name=name,
-                             deadline_hours=deadline_hours, reminders=reminders, on_timeout=on_timeout)
-    if setup is None:
+    problems = setup_problems(specs, settings, seed=seed, deck=deck, unread=unread)
+    if problems:
         raise SetupError(problems)
-    return setup
+    return GameSetup(
+        specs=_number_bots([replace(s, name=check_name(s.name), email=s.email and check_email(s.email))
+                            for s in specs]),
+        settings=replace(settings, name=check_game_name(settings.name) if settings.name.strip() else "",
+                         reminders=",".join(f"{p:g}" for p in reminder_ladder(settings.reminders))),
+        deck=engine.validate_deck(deck) if deck is not None else None,
+    )
 
 
 def refuse_suppressed(session: Session, specs: Sequence[SeatSpec]) -> None:
@@ -322,11 +248,11 @@ def player_lines(players: str) -> list[str]:
     return [line.strip() for line in players.splitlines() if line.strip()]
 
 
-def form_problems(your_name: str, your_email: str, lines: list[str], *, teams: bool, name: str,
-                  deadline_hours: float, reminders: str, on_timeout: str
-                  ) -> tuple[list[SetupProblem], list[SeatSpec]]:
+def form_problems(your_name: str, your_email: str, lines: list[str], settings: GameSettings,
+                  unread: Sequence[SettingsProblem] = ()) -> tuple[list[SetupProblem], list[SeatSpec]]:
     """The form's problems in the reader's language, each on its field (and line), and the seats
     (the creator first) when there are none."""
+    teams = settings.teams
     problems: list[SetupProblem] = []
     creator_name = creator_email = ""
     try:
@@ -375,35 +301,20 @@ def form_problems(your_name: str, your_email: str, lines: list[str], *, teams: b
                 _("Team play needs 4, 6 or 8 players with you; you have %(n)d.", n=count) if teams else
                 _("Korsar is played by 2 to 5 players alone (4, 6 or 8 in teams); with you, you have %(n)d.",
                   n=count), "players"))
-    if name.strip():
-        try:
-            check_game_name(name)
-        except GameError:
-            problems.append(SetupProblem(_("A game name has at most 80 characters and no line breaks."), "name"))
-    try:
-        check_deadline_hours(deadline_hours)
-    except GameError as exc:
-        problems.append(SetupProblem(exc.message, "deadline_hours"))
-    try:
-        reminder_ladder(reminders)
-    except GameError:
-        problems.append(SetupProblem(
-            _("Reminders are percentages of the time for a move, like 50,85."), "reminders"))
-    if on_timeout not in ON_TIMEOUT_CHOICES:
-        problems.append(SetupProblem(_("Choose what happens when a player runs out of time."), "on_timeout"))
-    return problems, specs
+    problems += [SetupProblem(p.text(), p.field) for p in settings_problems(settings, unread)]
+    return problems + _option_problems(settings, unread, count=len(lines) + 1), specs
 
 
-def option_problems(options: dict[str, Any], *, count: int, teams: bool) -> list[SetupProblem]:
+def _option_problems(settings: GameSettings, unread: Sequence[SettingsProblem], *, count: int
+                     ) -> list[SetupProblem]:
     """The engine's options, asked of the engine (R2.3, R7), said in the reader's words."""
+    for problem in unread:
+        if problem.code == "unreadable_options":  # at /new, what is unreadable is the settlement's select
+            return [SetupProblem(problem.text(), "end_settlement")]
     try:
-        parsed = parse_options(options)
-    except GameError:
-        return [SetupProblem(_("Choose what happens to the ships left on the table at the end."), "end_settlement")]
-    try:
-        engine.check_config(count, teams, parsed)
+        engine.check_config(count, settings.teams, settings.options)
     except engine.ConfigError:  # the player count itself is refused elsewhere, on its own field
-        if parsed.waiting_time:
+        if settings.options.waiting_time:
             return [SetupProblem(_("The waiting time is only for games of 2 or 3 players alone."), "waiting_time")]
     return []
 

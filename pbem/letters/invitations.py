@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from babel.numbers import format_percent
@@ -32,7 +33,7 @@ from pbem.i18n import lazy
 from pbem.letters.send import Address, build, queue
 from pbem.mail.outbox import Email, OutboxRow
 from pbem.mail.suppression import is_suppressed
-from pbem.models import Invitation, InvitationStatus, Proposal, SeatKind
+from pbem.models import Invitation, InvitationStatus, OnTimeout, Proposal, SeatKind
 from pbem.schedule import parse_ladder
 from pbem.words import plural
 
@@ -95,11 +96,26 @@ STATUS_NOTES: dict[str, str] = {
     InvitationStatus.DECLINED: lazy("declined"),
     InvitationStatus.EXPIRED: lazy("did not answer in time"),
 }
-# What happens when a player's time for a move is up (Proposal.on_timeout).
-TIMEOUT_SENTENCES: dict[str, str] = {
-    "autoplay": lazy("When the time is up, a bot plays that one move for the player."),
-    "pause": lazy("When the time is up, the game pauses until an admin resumes it."),
-    "bot": lazy("When the time is up, a bot plays that player's seat for the rest of the game."),
+
+
+@dataclass(frozen=True)
+class TimeoutWords:
+    """One timeout policy in words: `sentence` in the emails and pages of a game (the reader's
+    language), `admin` in the dashboard's select (English). The /new form's shorter choices are
+    pages-catalog words: pbem/web/new_game.py ON_TIMEOUT_CHOICE, keyed by the same OnTimeout."""
+
+    sentence: str
+    admin: str
+
+
+# What happens when a player's time for a move is up (Game/Proposal.on_timeout).
+ON_TIMEOUT_WORDS: dict[OnTimeout, TimeoutWords] = {
+    OnTimeout.AUTOPLAY: TimeoutWords(lazy("When the time is up, a bot plays that one move for the player."),
+                                     "a bot plays that one move"),
+    OnTimeout.PAUSE: TimeoutWords(lazy("When the time is up, the game pauses until an admin resumes it."),
+                                  "pause the game"),
+    OnTimeout.BOT: TimeoutWords(lazy("When the time is up, a bot plays that player's seat for the rest of the game."),
+                                "a bot takes over the seat"),
 }
 
 
@@ -163,7 +179,8 @@ def clock_sentences(proposal: Proposal) -> list[str]:
                  if steps else _("No reminders."))
     hours = proposal.deadline_hours
     per_move = plural(hours // 24, "day") if float(hours).is_integer() and hours % 24 == 0 else plural(hours, "hour")
-    timeout = TIMEOUT_SENTENCES.get(proposal.on_timeout)
+    words = ON_TIMEOUT_WORDS.get(proposal.on_timeout)  # type: ignore[call-overload]  # a StrEnum's key is its str
+    timeout = words.sentence if words else None
     options = json.loads(proposal.options_json or "{}")
     return [_("Time for each move: %(time)s.", time=per_move), reminders, *([_(timeout)] if timeout else []),
             *([_("Players may talk to the whole table.")] if proposal.table_talk else []),

@@ -8,8 +8,6 @@ from typing import Any
 from flask import make_response
 
 from pbem.games.limits import LimitReached
-from pbem.i18n import format_datetime
-from pbem.i18n import gettext as _
 from pbem.models import utcnow
 from pbem.web.error_page import error_page
 
@@ -17,8 +15,7 @@ from pbem.web.error_page import error_page
 def limit_page(exc: LimitReached) -> Any:
     wait = max(1, math.ceil((exc.retry_at - utcnow()).total_seconds()))
     page, status = error_page(
-        "limit", _("You have done this too often for now. Please try again after %(when)s (UTC).",
-                   when=format_datetime(exc.retry_at, "UTC")), 429)
+        "limit", exc.text(), 429)
     response = make_response(page, status)
     response.headers["Retry-After"] = str(wait)
     return response

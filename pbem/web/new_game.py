@@ -24,21 +24,23 @@ from pbem.db import session_scope
 from pbem.games import proposals
 from pbem.games.limits import LimitReached
 from pbem.games.errors import GameError
-from pbem.games.setup import ON_TIMEOUT_CHOICES, SetupError, SetupProblem
+from pbem.games.settings import DEFAULT_SETTINGS, GameSettings, SettingsProblem, read_settings
+from pbem.games.setup import SetupError, SetupProblem
+from pbem.models import OnTimeout
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.web.limited import limit_page
 
 bp = Blueprint("new_game", __name__)
 
-DEADLINE_CHOICES = (24, 48, 72, 168)  # hours a player has for a move; 72 by default
-DEFAULT_DEADLINE = 72
-DEFAULT_REMINDERS = "50,85"
+DEADLINE_CHOICES = (24, 48, 72, 168)  # hours a player has for a move (DEFAULT_DEADLINE_HOURS among them)
 SENT_TO = "korsar_new_game_sent_to"  # the session key of the address the confirmation went to
 # The form's fields, as typed (text fields) or checked (checkboxes).
+# The engine's options are fields by their names: a yes/no option is a checkbox.
+_OPTIONS = engine.Options().to_json()
 TEXT_FIELDS = ("your_name", "your_email", "players", "name", "deadline_hours", "reminders", "on_timeout",
-               "end_settlement")
-CHECKBOXES = ("teams", "table_talk", "waiting_time")
+               *[name for name, default in _OPTIONS.items() if not isinstance(default, bool)])
+CHECKBOXES = ("teams", "table_talk", *[name for name, default in _OPTIONS.items() if isinstance(default, bool)])
 
 
 @dataclass
@@ -70,10 +72,23 @@ def _typed() -> dict[str, Any]:
 
 
 def _defaults() -> dict[str, Any]:
-    return {"your_name": "", "your_email": "", "players": "", "name": "",
-            "deadline_hours": str(DEFAULT_DEADLINE), "reminders": DEFAULT_REMINDERS,
-            "on_timeout": "autoplay", "teams": False, "table_talk": False, "waiting_time": False,
-            "end_settlement": "resolve"}
+    """The form as it opens: GameSettings' defaults."""
+    return {"your_name": "", "your_email": "", "players": "", **_settings_fields(DEFAULT_SETTINGS)}
+
+
+def _settings_fields(settings: GameSettings) -> dict[str, Any]:
+    """GameSettings as the form's fields (the options by their engine names)."""
+    return {"name": settings.name, "teams": settings.teams, "deadline_hours": f"{settings.deadline_hours:g}",
+            "reminders": settings.reminders, "on_timeout": str(settings.on_timeout),
+            "table_talk": settings.table_talk, **settings.options.to_json()}
+
+
+def _read_settings(typed: dict[str, Any]) -> tuple[GameSettings, list[SettingsProblem]]:
+    """The form's GameSettings, by the one reader every entry uses."""
+    return read_settings(name=typed["name"], teams=typed["teams"],
+                         options={key: typed[key] for key in _OPTIONS if typed[key] != ""},
+                         deadline_hours=_deadline_hours(typed["deadline_hours"]), reminders=typed["reminders"],
+                         on_timeout=typed["on_timeout"], table_talk=typed["table_talk"])
 
 
 def _deadline_label(hours: int) -> str:
@@ -82,15 +97,15 @@ def _deadline_label(hours: int) -> str:
     return i18n.ngettext("%(num)s day", "%(num)s days", hours // 24)
 
 
-# The form's choices of what happens when a player lets the clock run out (the pages and
-# emails of the game say it in sentences: pbem/letters/invitations.py TIMEOUT_SENTENCES).
-ON_TIMEOUT_WORDS = {"autoplay": lazy("a bot plays one move for them, and the game goes on"),
-                    "pause": lazy("the game pauses until an admin resumes it"),
-                    "bot": lazy("a bot takes over their seat for the rest of the game")}
+# The form's choices of what happens when a player lets the clock run out, in the pages'
+# catalog (the game's sentences and the dashboard's words: letters/invitations.py ON_TIMEOUT_WORDS).
+ON_TIMEOUT_CHOICE = {OnTimeout.AUTOPLAY: lazy("a bot plays one move for them, and the game goes on"),
+                     OnTimeout.PAUSE: lazy("the game pauses until an admin resumes it"),
+                     OnTimeout.BOT: lazy("a bot takes over their seat for the rest of the game")}
 
 
 def _on_timeout_labels() -> dict[str, str]:
-    return {choice: _(ON_TIMEOUT_WORDS[choice]) for choice in ON_TIMEOUT_CHOICES}
+    return {str(choice): _(words) for choice, words in ON_TIMEOUT_CHOICE.items()}
 
 
 def _form_page(form: dict[str, Any], errors: FormErrors | None = None, status: int = 200) -> tuple[str, int]:
@@ -98,7 +113,7 @@ def _form_page(form: dict[str, Any], errors: FormErrors | None = None, status: i
     deadlines = [{"value": str(h), "label": _deadline_label(h), "selected": str(h) == chosen}
                  for h in DEADLINE_CHOICES]
     if chosen and not any(d["selected"] for d in deadlines):
-        deadlines = [{**d, "selected": d["value"] == str(DEFAULT_DEADLINE)} for d in deadlines]
+        deadlines = [{**d, "selected": d["value"] == _defaults()["deadline_hours"]} for d in deadlines]
     return render_template("public/new_game.html", form=form, errors=errors or FormErrors(),
                            deadlines=deadlines, on_timeout=_on_timeout_labels(),
                            bots=engine.bots.BOTS, form_id=proposals.new_form_id()), status
@@ -111,7 +126,7 @@ def _player_lines(text: str) -> list[str]:
 
 def _deadline_hours(text: str) -> float:
     """The deadline chosen in the select, as a number (NaN when it is none): the domain's one
-    check (`setup.check_deadline_hours`) refuses what is out of bounds, NaN and infinity too."""
+    check (`settings.check_deadline_hours`) refuses what is out of bounds, NaN and infinity too."""
     try:
         return float(text.strip()[:32])
     except ValueError:
@@ -127,15 +142,13 @@ def new_game_form() -> Any:
 def propose() -> Any:
     """Set up the game and email its creator a confirmation link; nothing else is sent yet."""
     typed = _typed()
+    settings, unread = _read_settings(typed)
     try:
         with session_scope(db()) as db_session:
             proposal = proposals.propose_game(
                 db_session, config(), your_name=typed["your_name"], your_email=typed["your_email"],
-                players=typed["players"], teams=typed["teams"], name=typed["name"],
-                deadline_hours=_deadline_hours(typed["deadline_hours"]), reminders=typed["reminders"],
-                on_timeout=typed["on_timeout"], table_talk=typed["table_talk"],
-                waiting_time=typed["waiting_time"], end_settlement=typed["end_settlement"] or "resolve",
-                language=i18n.current(), ip=request.remote_addr or "", form_id=request.form.get("form_id", ""))
+                players=typed["players"], settings=settings, unread=unread, language=i18n.current(),
+                ip=request.remote_addr or "", form_id=request.form.get("form_id", ""))
             sent_to = proposal.creator_email
     except LimitReached as exc:
         return limit_page(exc)

@@ -7,7 +7,7 @@ the blueprint's `before_request`, after the app's);
 its view then opens the seat with `reading()` (a GET) or `changing()` (a POST: the game row
 locked with every seat, the token checked against the seat as it is when the change is made),
 which set the seat's language and put the `SeatedGame` in `g.seat`. A refusal raised anywhere
-below (a link that does not work, the domain's `GameError` or `Refused`, a limit) is turned
+below (a link that does not work, the domain's `GameError` or `Refusal`, a limit) is turned
 into the one error page by `_refused`, its title from `pbem.web.error_page.TITLES`.
 
 The move links (/m/<token>, `pbem.web.player`) carry a seat token inside and open the seat
@@ -27,7 +27,6 @@ from pbem import i18n, links
 from pbem.appctx import config, db
 from pbem.db import read_scope, session_scope
 from pbem.games import errors, service
-from pbem.games.clocks.refusals import Refused
 from pbem.games.limits import LimitReached
 from pbem.games.seated import GONE, SeatedGame
 from pbem.i18n import gettext as _
@@ -161,7 +160,7 @@ def _refused(exc: Exception) -> Any:
     area = AREAS.get(request.blueprint or "", "seat")
     if isinstance(exc, links.LinkError):
         return error_page(area, link_message(exc), exc.status)
-    if isinstance(exc, Refused):
+    if isinstance(exc, errors.Refusal):
         return error_page(area, exc.text(), exc.status)
     assert isinstance(exc, errors.GameError)
     opened = "seat" in g and area != "prefs"

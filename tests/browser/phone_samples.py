@@ -30,7 +30,8 @@ from pbem.inbound.handler import handle_message
 from pbem.letters import notify
 from pbem.letters.unsubscribe import unsubscribe_url
 from pbem.mail.delivery import deliver_due
-from pbem.models import Game, GameStatus, Invitation, OutboxMessage, OutboxStatus, Seat, utcnow
+from pbem.games.settings import GameSettings
+from pbem.models import Game, GameStatus, Invitation, OnTimeout, OutboxMessage, OutboxStatus, Seat, utcnow
 
 
 
@@ -106,9 +107,9 @@ class Table:
         self.app, self.now = app, now or next_monday_morning()
         self.smtp_cfg = replace(_cfg(app), SMTP_HOST=smtp_host, SMTP_PORT=smtp_port)
         with session_scope(_db(app)) as s:
-            game = service.create_game(s, _cfg(app), players, teams=teams, seed=seed, name=name,
-                                       deadline_hours=24, reminders="50", on_timeout="autoplay",
-                                       now=self.now)
+            game = service.create_game(s, _cfg(app), players, GameSettings(
+                name=name, teams=teams, deadline_hours=24, reminders="50", on_timeout=OnTimeout.AUTOPLAY),
+                seed=seed, now=self.now)
             assert game.id is not None
             self.game_id: int = game.id
         self.deliver()
@@ -255,8 +256,8 @@ def _propose(table: Table, creator: str, players: list[str], *, teams: bool) -> 
 
     def propose(s: Session, cfg: Config) -> tuple[int, str]:
         proposal = proposals.propose_game(
-            s, cfg, your_name=spec.name, your_email=address, players="\n".join(players), teams=teams,
-            name=GAME_NAME, language=_language(s, creator), now=table.now)
+            s, cfg, your_name=spec.name, your_email=address, players="\n".join(players),
+            settings=GameSettings(name=GAME_NAME, teams=teams), language=_language(s, creator), now=table.now)
         assert proposal.id is not None
         return proposal.id, proposal.nonce
     proposal_id, nonce = table.do(propose)

@@ -18,6 +18,7 @@ from pbem.games.service import apply_game_move, create_game
 from pbem.store import load_state
 from pbem.mail.delivery import deliver_due
 from pbem.models import Game, OutboxMessage, OutboxStatus, Seat, utcnow
+from pbem.games.settings import GameSettings
 
 EMAIL = "boss@korsar.test"
 PASSWORD = "correct horse battery"
@@ -49,7 +50,7 @@ def more_games(app) -> None:
     with session_scope(app.extensions["korsar_db"]) as s:
         for i, players in enumerate([["Di <di@example.com>", "Ed <ed@example.com>"],
                                      ["Fay <fay@example.com>", "Gus <gus@example.com>", "bot:random"]]):
-            create_game(s, app.config["KORSAR"], players, seed=i, name=f"Club night {i + 1}",
+            create_game(s, app.config["KORSAR"], players, GameSettings(name=f"Club night {i + 1}"), seed=i,
                         now=utcnow() - timedelta(hours=30 * (i + 1)))
 
 

@@ -13,6 +13,7 @@ from pbem.db import session_scope
 from pbem.games import service
 from pbem.mail.delivery import deliver_due
 from pbem.models import OutboxMessage, OutboxStatus
+from pbem.games.settings import GameSettings
 
 # The client's words: each turn email names a card or the draw pile in them.
 WORDS = {"fr": ("corsaire", "vaisseau", "pioche", "capitaine", "amiral"),
@@ -26,7 +27,7 @@ def _turn_email(app, smtp_server, code: str) -> str:
     players = {"fr": ["Élodie <elodie@example.com> [fr]", "Ann <ann@example.com>", "Thảo <thao@example.com> [vi]"],
                "vi": ["Thảo <thao@example.com> [vi]", "Élodie <elodie@example.com> [fr]", "Ann <ann@example.com>"]}
     with session_scope(db) as session:
-        game = service.create_game(session, cfg, players[code], seed=5, name=f"Hội An {code}")
+        game = service.create_game(session, cfg, players[code], GameSettings(name=f"Hội An {code}"), seed=5)
         game_id = game.id
     deliver_due(db, replace(cfg, SMTP_HOST=smtp_server.host, SMTP_PORT=smtp_server.port))
     with session_scope(db) as session:

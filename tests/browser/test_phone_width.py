@@ -20,6 +20,7 @@ from pbem.letters.invitations import not_me_url
 from pbem.models import Invitation
 from pbem.mail.catcher import MAIL_DIR_ENV, save_message
 from pbem.mail.render import email_names
+from pbem.games.settings import GameSettings
 
 PHONE_WIDTH = PHONE["width"]
 # The blueprints whose pages players never see.
@@ -106,8 +107,8 @@ def self_service_paths(app) -> dict[str, list[str]]:
         waiting = proposals.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
                                          players="Bob <bob@example.com>", ip="")
         inviting = proposals.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
-                                          players="Bob <bob@example.com>\nCid <cid@example.com>\nbot:greedy",
-                                          name=GAME_NAME, ip="")
+                                            players="Bob <bob@example.com>\nCid <cid@example.com>\nbot:greedy",
+                                            settings=GameSettings(name=GAME_NAME), ip="")
         proposals.confirm_proposal(s, cfg, links.sign_record(cfg, links.CONFIRM_SALT, inviting.id, inviting.nonce))
         bob, cid = s.exec(select(Invitation).where(Invitation.proposal_id == inviting.id, Invitation.position > 0,
                                                    Invitation.kind == "human").order_by(Invitation.position)).all()

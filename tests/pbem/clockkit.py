@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from game_helpers import game_row, make_cfg, outbox  # noqa: F401  (make_cfg: imported from here too)
+from game_helpers import game_row, make_cfg, outbox, with_settings  # noqa: F401  (make_cfg: imported from here too)
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
@@ -26,8 +26,8 @@ def start_game(engine: Engine, cfg: Config, *, now: datetime = T0, deadline_hour
                players: list[str] | None = None, seed: int = 7) -> int:
     """A game whose first player (seat 0, Ann) is to move from `now`, in zone `tz`."""
     with session_scope(engine) as session:
-        game = create_game(session, cfg, players or PLAYERS, seed=seed, deadline_hours=deadline_hours,
-                           reminders=reminders, on_timeout=on_timeout, now=now)
+        game = create_game(session, cfg, players or PLAYERS, seed=seed, now=now, **with_settings(
+            {"deadline_hours": deadline_hours, "reminders": reminders, "on_timeout": on_timeout}))
         seats = seats_of(session, game.id)
         for seat in seats:
             seat.timezone = tz

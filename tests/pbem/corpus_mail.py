@@ -42,6 +42,7 @@ from pbem import links
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games import service
+from pbem.games.settings import GameSettings
 from pbem import store
 from pbem.inbound import bounds, commands, handler
 from pbem.mail import writers
@@ -185,8 +186,8 @@ def build_turn(db: Engine, cfg: Config, situation: Situation, language: str, tag
                        f"{other} <{other.lower()}.{tag}@example.org>")
     deck = deck_with_hands(*[list(h) for h in situation.hands], draw=list(situation.draw))
     with session_scope(db) as session:
-        game = service.create_game(session, cfg, players, deck=deck, teams=situation.teams,
-                                   table_talk=situation.table_talk)
+        game = service.create_game(session, cfg, players, GameSettings(teams=situation.teams,
+                                                                       table_talk=situation.table_talk), deck=deck)
         game_id = game.id
         assert game_id is not None
         for short in situation.setup:

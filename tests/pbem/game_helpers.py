@@ -19,6 +19,7 @@ from sqlmodel import col, select
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games import service
+from pbem.games.settings import read_settings
 from pbem.mail.delivery import deliver_due
 from pbem.models import Game, MoveRecord, OutboxMessage, Seat
 
@@ -53,9 +54,24 @@ def deck_with_hands(*hands: list[str], draw: list[str] | None = None) -> list[st
     return chosen + sorted(rest.elements(), key=engine.FULL_DECK.index)
 
 
+SETTINGS = ("name", "teams", "options", "deadline_hours", "reminders", "on_timeout", "table_talk")
+
+
+def with_settings(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """`kwargs` with the settings given one by one (an engine option too, by its name) read into
+    `settings` and `unread` by the entries' one reader (`read_settings`)."""
+    rest = {k: v for k, v in kwargs.items() if k not in SETTINGS and k not in engine.Options.names()}
+    given = {k: v for k, v in kwargs.items() if k in SETTINGS}
+    loose = {k: v for k, v in kwargs.items() if k in engine.Options.names()}
+    if loose:
+        given["options"] = {**(given.get("options") or {}), **loose}
+    settings, unread = read_settings(**given)
+    return {**rest, "settings": settings, "unread": unread}
+
+
 def start_game(app: Flask, players: list[str], **kwargs: Any) -> int:
     with session_scope(db_of(app)) as session:
-        return service.create_game(session, cfg_of(app), players, **kwargs).id  # type: ignore[return-value]
+        return service.create_game(session, cfg_of(app), players, **with_settings(kwargs)).id  # type: ignore[return-value]
 
 
 def game_row(app: Flask | Engine, game_id: int) -> Game:

@@ -13,7 +13,8 @@ import pytest
 from sqlmodel import select
 
 from pbem.db import make_engine, session_scope
-from pbem.models import Game, MoveRecord, Seat
+from pbem.models import Game, MoveRecord, OnTimeout, Seat
+from pbem.games.settings import GameSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 FLASK = [sys.executable, "-m", "flask", "--app", "pbem"]
@@ -43,7 +44,8 @@ def test_a_worker_process_sends_the_reminder_then_applies_the_timeout(database_u
 
         with session_scope(engine) as session:
             game_id = create_game(session, Config.from_env(env), ["Ann <ann@example.com>", "Bob <bob@example.com>"],
-                                  seed=5, deadline_hours=1, reminders="50", on_timeout="autoplay").id
+                                  GameSettings(deadline_hours=1, reminders="50", on_timeout=OnTimeout.AUTOPLAY),
+                                  seed=5).id
     else:
         assert created.returncode == 0, created.stderr
         game_id = int(created.stdout.strip().splitlines()[-1])

@@ -1,6 +1,6 @@
 """Deadlines between 1 and 720 hours at every entry (issue 23, point 8): the /new form, the admin
 form, the command line, the service (`create_game`, an admin's invitations, a visitor's
-proposal) all ask `setup.check_deadline_hours`, and refuse with its one sentence before
+proposal) all ask `settings.check_deadline_hours`, and refuse with its one sentence before
 anything is written. `deadline_hours=1e-9` made bot-only games run flat out on the worker."""
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from test_admin_support import log_in
 
 from pbem import links
 from pbem.db import session_scope
-from pbem.games import errors, invitations, proposals, service, setup
+from pbem.games import errors, invitations, proposals, service, settings
 from pbem.models import Game, Invitation, OutboxMessage, Proposal
+from pbem.games.settings import GameSettings
 
 SENTENCE = "The deadline for each move must be between 1 hour and 30 days (720 hours)."
 OUT_OF_BOUNDS = [1e-9, 0, 0.999, -1, 720.001, 721, 24 * 365, math.nan, math.inf, -math.inf]
@@ -26,19 +27,19 @@ WITHIN = [1, 1.5, 72, 720]
 @pytest.mark.parametrize("hours", OUT_OF_BOUNDS)
 def test_the_one_check_refuses_a_deadline_out_of_bounds(hours):
     with pytest.raises(errors.GameError) as refused:
-        setup.check_deadline_hours(hours)
+        settings.check_deadline_hours(hours)
     assert refused.value.message == SENTENCE
 
 
 @pytest.mark.parametrize("hours", [True, "72", None])
 def test_the_one_check_refuses_what_is_no_number(hours):
     with pytest.raises(errors.GameError):
-        setup.check_deadline_hours(hours)
+        settings.check_deadline_hours(hours)
 
 
 @pytest.mark.parametrize("hours", WITHIN)
 def test_the_one_check_takes_a_deadline_within_bounds(hours):
-    assert setup.check_deadline_hours(hours) == float(hours)
+    assert settings.check_deadline_hours(hours) == float(hours)
 
 
 # ---------------------------------------------------------------- every entry
@@ -89,21 +90,21 @@ def _refused(call: Callable[[], Any]) -> str:
 def _create_game(app: Any, hours: float) -> str:
     with session_scope(db_of(app)) as session:
         return _refused(lambda: service.create_game(session, cfg_of(app), ["Ann <ann@example.com>", "bot:greedy"],
-                                                    deadline_hours=hours))
+                                                    GameSettings(deadline_hours=hours)))
 
 
 def _invite_players(app: Any, hours: float) -> str:
     with session_scope(db_of(app)) as session:
         return _refused(lambda: proposals.invite_players(
             session, cfg_of(app), ["Ann <ann@example.com>", "Bob <bob@example.com>"],
-            organiser_email="boss@example.com", deadline_hours=hours))
+            GameSettings(deadline_hours=hours), organiser_email="boss@example.com"))
 
 
 def _propose_game(app: Any, hours: float) -> str:
     with session_scope(db_of(app)) as session:
         return _refused(lambda: proposals.propose_game(
             session, cfg_of(app), your_name="Ann", your_email="ann@example.com", players="bot:greedy",
-            deadline_hours=hours))
+            settings=GameSettings(deadline_hours=hours)))
 
 
 ENTRIES = {"the /new form": _form, "the admin form": _admin_form, "the command line": _command_line,
@@ -123,7 +124,7 @@ def test_every_entry_refuses_a_deadline_out_of_bounds_and_writes_nothing(admin_a
 def test_a_game_takes_a_deadline_at_either_bound(app, hours):
     with session_scope(db_of(app)) as session:
         game = service.create_game(session, cfg_of(app), ["Ann <ann@example.com>", "bot:greedy"],
-                                   deadline_hours=hours, seed=1)
+                                   GameSettings(deadline_hours=hours), seed=1)
         assert game.deadline_hours == hours
 
 
@@ -131,7 +132,7 @@ def test_a_game_takes_a_deadline_at_either_bound(app, hours):
 @pytest.mark.parametrize("stored,bounded", [(1e-9, 1.0), (0.5, 1.0), (72.0, 72.0), (24 * 365, 720.0),
                                             (math.nan, 72.0), (math.inf, 72.0)])
 def test_a_stored_deadline_is_brought_within_the_bounds(stored, bounded):
-    assert setup.bounded_deadline_hours(stored) == bounded
+    assert settings.bounded_deadline_hours(stored) == bounded
 
 
 def test_a_proposal_stored_before_the_bounds_still_starts(app):

@@ -14,6 +14,7 @@ from pbem import links
 from pbem.db import session_scope
 from pbem.games import proposals
 from pbem.models import AddressPreference, RateEvent
+from pbem.games.settings import GameSettings
 
 ANN, BOB = "Ann <ann@example.com>", "Bob <bob@example.com>"
 
@@ -104,7 +105,8 @@ def test_a_game_waiting_for_invitations_shows_each_answer(app, client):
     cfg = cfg_of(app)
     with session_scope(db_of(app)) as s:
         proposal = proposals.propose_game(s, cfg, your_name="Ann", your_email="ann@example.com",
-                                          players="Bob <bob@example.com>\nbot:greedy", name="Soon")
+                                            players="Bob <bob@example.com>\nbot:greedy",
+                                          settings=GameSettings(name="Soon"))
         token = links.sign_record(cfg, links.CONFIRM_SALT, proposal.id, proposal.nonce)
     with session_scope(db_of(app)) as s:
         proposals.confirm_proposal(s, cfg, token)

@@ -14,6 +14,7 @@ from sqlmodel import select
 from pbem import links
 from pbem.db import session_scope
 from pbem.games import errors, names, service, setup, talk
+from pbem.games.settings import GameSettings
 from pbem.models import Game, OutboxMessage, TalkMessage, utcnow
 
 ANN, BOB = "Ann <ann@example.com>", "Bob <bob@example.com>"
@@ -99,14 +100,14 @@ def test_the_talk_form_refuses_a_bidirectional_control_with_its_sentence(app, cl
 
 def test_a_long_game_name_is_refused_with_the_game_names_own_sentence():
     problems = setup.setup_problems([setup.parse_player(ANN), setup.parse_player(BOB)],
-                                    name="G" * (names.MAX_GAME_NAME_LENGTH + 1))
+                                      GameSettings(name="G" * (names.MAX_GAME_NAME_LENGTH + 1)))
     assert [(p.field, p.seat) for p in problems] == [("name", None)]
     assert problems[0].message == f"A game name may have at most {names.MAX_GAME_NAME_LENGTH} characters."
     assert "player" not in problems[0].message
 
 
 def test_a_game_name_of_41_characters_is_fine():
-    problems = setup.setup_problems([setup.parse_player(ANN), setup.parse_player(BOB)], name="G" * 41)
+    problems = setup.setup_problems([setup.parse_player(ANN), setup.parse_player(BOB)], GameSettings(name="G" * 41))
     assert problems == []
 
 

@@ -11,9 +11,10 @@ import pytest
 from sqlalchemy import event
 
 from clockkit import T0, mover, seat_row, start_game
-from game_helpers import outbox
+from game_helpers import outbox, with_settings
 from pbem.games.clocks import refusals
 from pbem.games import service
+from pbem.games.settings import GameSettings
 from pbem.games.setup import SeatSpec, SetupError, check_setup, setup_problems
 from pbem.links import sign_seat
 from pbem.models import SeatKind
@@ -131,7 +132,7 @@ def test_the_setup_check_gives_every_problem_with_the_field_it_is_about():
     problems = setup_problems(
         [SeatSpec("Ann", "a@x.org"), SeatSpec("", "b@x.org"),
          SeatSpec("Cy", "A@x.org"), SeatSpec("Robo", kind=SeatKind.BOT, bot="genius")],
-        deadline_hours=0, reminders="50,120", on_timeout="sulk")
+        **with_settings({"deadline_hours": 0, "reminders": "50,120", "on_timeout": "sulk"}))
     assert [(p.seat, p.field) for p in problems] == [
         (1, "name"), (None, None), (3, "bot"), (None, "on_timeout"),
         (None, "deadline_hours"), (None, "reminders")]
@@ -139,6 +140,6 @@ def test_the_setup_check_gives_every_problem_with_the_field_it_is_about():
 
 
 def test_a_setup_the_check_accepts_is_normalised():
-    setup = check_setup(["Ann <a@x.org>", "bot:greedy", "bot:greedy"], reminders="85,50")
+    setup = check_setup(["Ann <a@x.org>", "bot:greedy", "bot:greedy"], GameSettings(reminders="85,50"))
     assert [s.name for s in setup.specs] == ["Ann", "Greedy bot", "Greedy bot 2"]
     assert setup.reminders == [50.0, 85.0]

@@ -10,7 +10,7 @@ from datetime import timedelta
 
 import itsdangerous.timed
 import pytest
-from game_helpers import outbox
+from game_helpers import outbox, with_settings
 from sqlmodel import select
 
 from pbem import links
@@ -32,7 +32,7 @@ def propose(engine, cfg, players: str = FRIENDS, **kw) -> int:
     with session_scope(engine) as s:
         fields = {"your_name": "Ann", "your_email": "Ann@Example.com", "players": players,
                   "ip": "192.0.2.1", **kw}
-        return proposals.propose_game(s, cfg, **fields).id  # type: ignore[return-value]
+        return proposals.propose_game(s, cfg, **with_settings(fields)).id  # type: ignore[return-value]
 
 
 def proposal(engine, proposal_id: int) -> Proposal:

@@ -14,7 +14,8 @@ from pbem.games.notices import record_attacks
 from pbem.games.clocks.sweep import run_sweep
 from pbem.db import make_engine, session_scope
 from pbem.games.service import lock_game_with_seats, seats_of
-from pbem.models import MoveRecord
+from pbem.models import MoveRecord, OnTimeout
+from pbem.games.settings import GameSettings
 
 
 def test_two_workers_at_once_do_each_piece_of_due_work_exactly_once(database_url):
@@ -88,7 +89,7 @@ def test_two_worker_processes_send_each_reminder_once_and_apply_each_timeout_onc
     with session_scope(engine) as session:
         for n in range(4):
             game = create_game(session, cfg, [f"P{n}a <p{n}a@example.com>", f"P{n}b <p{n}b@example.com>"],
-                               seed=n, deadline_hours=1, reminders="50", on_timeout="pause")
+                               GameSettings(deadline_hours=1, reminders="50", on_timeout=OnTimeout.PAUSE), seed=n)
             game.deadline_hours = 0.002  # seconds: shorter than any entry allows (1 hour at least)
             for seat in seats_of(session, game.id):
                 seat.timezone = daytime_zone()

@@ -4,8 +4,8 @@ on/off, the time zone, forced moves played for them, and the unsubscribe link of
 Each function takes the seat as its caller locked it with its game and seats (`SeatedGame`:
 the page's entry, pbem/web/seat.py, verified the token and locked once), decides, and changes
 the rows in the caller's transaction; the unsubscribe functions read their own token (an
-email's footer, no seat page). A refusal is `pbem.games.clocks.refusals.Refused`, its
-sentence for the player.
+email's footer, no seat page). A refusal is `pbem.games.errors.Refusal` (its codes:
+`pbem.games.clocks.refusals`), worded for the player.
 """
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def set_play_forced(session: Session, cfg: Config, at: SeatedGame, on: bool, *,
 
 
 def check_time_zone(name: str) -> str:
-    """An IANA zone name (Europe/Paris), or Refused."""
+    """An IANA zone name (Europe/Paris), or Refusal."""
     name = name.strip()
     if name not in available_timezones():
         shown = name if len(name) <= MAX_ECHOED_ZONE else name[:MAX_ECHOED_ZONE] + "…"
@@ -90,7 +90,7 @@ def _change_seat(session: Session, at: SeatedGame, now: datetime, **values: obje
 
 
 def unsubscribe_target(session: Session, cfg: Config, token: str, *, lock: bool = False) -> tuple[Game, Seat]:
-    """The game and seat of an unsubscribe token: Refused if damaged, forged or of an older
+    """The game and seat of an unsubscribe token: Refusal if damaged, forged or of an older
     address of the seat; LinkError (404) if the game or seat is gone. `lock`: the game row is
     locked, so the check holds for the change that follows."""
     found = read_unsubscribe(cfg, token)

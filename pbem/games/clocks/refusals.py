@@ -1,15 +1,14 @@
 """What a player reads when a preference, vacation or unsubscribe request is refused: every
-sentence in one table, raised as one exception type (`Refused`, a GameError with its code).
+sentence in one table, raised as the one refusal type (`pbem.games.errors.Refusal`, by its code).
 
 The checks in `pbem.games.clocks.vacation` and `pbem.games.clocks.preferences` raise `refuse(code, ...)`,
-so the words cannot drift from the rule; pages show `Refused.message` as is.
+so the words cannot drift from the rule; pages show `Refusal.text()` in the seat's language.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from pbem.games.errors import GameError
-from pbem.i18n import gettext as _
+from pbem.games.errors import Refusal, declare_refusals
 from pbem.i18n import lazy
 
 # code -> (sentence, HTTP status); the sentence (a msgid of the `pages` catalog) is filled in,
@@ -34,35 +33,14 @@ SENTENCES: dict[str, tuple[str, int]] = {
 EMPTY_ZONE = "An empty name"  # what pbem.games.clocks.preferences passes as `shown` for ""
 
 
-class Refused(GameError):
-    """A refused preference, vacation or unsubscribe request; `code` is its key in SENTENCES.
-    `message` is the sentence in the language in force when it was raised; `text()` writes it
-    again in the language in force now (a page that learns the seat's language afterwards)."""
-
-    def __init__(self, code: str, message: str, status: int, fields: dict[str, Any] | None = None) -> None:
-        super().__init__(message, status)
-        self.code = code
-        self.fields = dict(fields or {})
-
-    def text(self) -> str:
-        return _sentence(self.code, self.fields)
-
-
-def _sentence(code: str, fields: dict[str, Any]) -> str:
-    shown = dict(fields)
-    if "label" in shown:
-        shown["label"] = _(shown["label"])  # "first day" / "last day", msgids below
-    text = _(SENTENCES[code][0], **shown)
-    return text[:1].upper() + text[1:]
-
-
 DAY_LABELS = (lazy("first day"), lazy("last day"))  # the `label` of bad_date
+declare_refusals(SENTENCES, translated=DAY_LABELS)
 
 
-def refuse(code: str, **fields: Any) -> Refused:
-    """The refusal `code` with its sentence filled in, in the current language (raise it)."""
+def refuse(code: str, **fields: Any) -> Refusal:
+    """The refusal `code` with its fields, its sentence in the current language (raise it)."""
     if code == "bad_time_zone":
         if fields.get("shown") in ("", EMPTY_ZONE):
             code = "empty_time_zone"
         fields["shown"] = repr(fields.get("shown", ""))
-    return Refused(code, _sentence(code, fields), SENTENCES[code][1], fields)
+    return Refusal(code, fields)

@@ -58,14 +58,14 @@ def _locked(session: Session, game_id: int, position: int) -> tuple[Game, list[S
 
 def take_vacation(session: Session, cfg: Config, game_id: int, position: int, first_day: date,
                   last_day: date, *, now: datetime) -> Seat:
-    """Book days `first_day`..`last_day` of the seat at `position`; Refused if refused."""
+    """Book days `first_day`..`last_day` of the seat at `position`; Refusal if refused."""
     game, seats, seat = _locked(session, game_id, position)
     return book_vacation(session, cfg, game, seats, seat, first_day, last_day, now=now)
 
 
 def cancel_vacation(session: Session, cfg: Config, game_id: int, position: int, *,
                     now: datetime) -> Seat:
-    """Drop the vacation of the seat at `position`; Refused if there is none."""
+    """Drop the vacation of the seat at `position`; Refusal if there is none."""
     game, seats, seat = _locked(session, game_id, position)
     return end_vacation(session, cfg, game, seats, seat, now=now)
 
@@ -73,7 +73,7 @@ def cancel_vacation(session: Session, cfg: Config, game_id: int, position: int, 
 def book_vacation(session: Session, cfg: Config, game: Game, seats: list[Seat], seat: Seat,
                   first_day: date, last_day: date, *, now: datetime) -> Seat:
     """Book days `first_day`..`last_day` (inclusive, the seat's local dates) for `seat` of `game`
-    (locked by the caller, with its `seats`); Refused (`pbem.games.clocks.refusals`) if refused."""
+    (locked by the caller, with its `seats`); Refusal (`pbem.games.clocks.refusals`) if refused."""
     _check_going(game)
     position = seat.position
     zone = seat_zone(seat)
@@ -115,7 +115,7 @@ def book_vacation(session: Session, cfg: Config, game: Game, seats: list[Seat], 
 def end_vacation(session: Session, cfg: Config, game: Game, seats: list[Seat], seat: Seat, *,
                  now: datetime) -> Seat:
     """Drop the vacation of `seat` (locked with its game, as for `book_vacation`), or end it now
-    if under way; Refused if there is none."""
+    if under way; Refusal if there is none."""
     _check_going(game)
     position = seat.position
     start, end = seat.vacation_start, seat.vacation_end

@@ -24,7 +24,10 @@ from wtforms import SelectChoice  # type: ignore[attr-defined]  # new in WTForms
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
 
 from pbem.games.errors import GameError
+from pbem.games.settings import (DEFAULT_SETTINGS, MAX_DEADLINE_HOURS, GameSettings, SettingsProblem,
+                                 read_settings)
 from pbem.games.setup import SeatSpec, check_email, setup_problems
+from pbem.letters.invitations import ON_TIMEOUT_WORDS
 from pbem.games.names import MAX_GAME_NAME_LENGTH, MAX_NAME_LENGTH
 from pbem.i18n import LANGUAGES
 from pbem.models import SeatKind
@@ -113,7 +116,7 @@ class CreateGameForm(FlaskForm):
         "Ships left on the table at the end",
         choices=[SelectChoice("resolve", "go to whoever would capture them"),
                  SelectChoice("none", "score for nobody")],
-        default="resolve",
+        default=str(DEFAULT_SETTINGS.options.end_settlement),
     )
     waiting_time = BooleanField("Waiting time house rule (2 or 3 players only)")
     table_talk = BooleanField("Table talk: players may write to the whole table (partners in team games always may)")
@@ -122,16 +125,25 @@ class CreateGameForm(FlaskForm):
     invite_first = BooleanField("Ask the players first: each gets one invitation, and the game starts when "
                                 "all have accepted", default=True)
     # Its bounds are the service's (`check_deadline_hours`, with the whole setup): no NumberRange here.
-    deadline_hours = FloatField("Hours per turn", default=72,
+    deadline_hours = FloatField("Hours per turn", default=int(DEFAULT_SETTINGS.deadline_hours),  # "72", not "72.0"
                                 validators=[InputRequired(message="Give the hours a player has per turn.")])
-    reminders = StringField("Reminders (percent of the deadline)", default="50,85",
+    reminders = StringField("Reminders (percent of the deadline)", default=DEFAULT_SETTINGS.reminders,
                             validators=[Length(max=100)])
     on_timeout = SelectField(
         "When a player runs out of time",
-        choices=[SelectChoice("autoplay", "a bot plays that one move"), SelectChoice("pause", "pause the game"),
-                 SelectChoice("bot", "a bot takes over the seat")],
-        default="autoplay",
+        choices=[SelectChoice(str(choice), words.admin) for choice, words in ON_TIMEOUT_WORDS.items()],
+        default=str(DEFAULT_SETTINGS.on_timeout),
     )
+
+    def settings(self) -> tuple[GameSettings, list[SettingsProblem]]:
+        """The form's GameSettings, by the one reader every entry uses."""
+        return read_settings(
+            name=(self.name.data or "").strip(), teams=bool(self.teams.data),
+            options={name: getattr(self, name).data for name in engine.Options.names()},
+            deadline_hours=(self.deadline_hours.data if self.deadline_hours.data is not None
+                            else DEFAULT_SETTINGS.deadline_hours),
+            reminders=(self.reminders.data or "").strip(), on_timeout=self.on_timeout.data or "",
+            table_talk=bool(self.table_talk.data))
 
     def entries(self) -> list[PlayerEntry]:
         out = []
@@ -152,12 +164,8 @@ class CreateGameForm(FlaskForm):
         one the CLI gets): each of its sentences next to the field it is about."""
         ok = super().validate(extra_validators)
         entries = self.entries()
-        problems = setup_problems(
-            [e.spec() for e in entries], teams=bool(self.teams.data),
-            options={"end_settlement": self.end_settlement.data, "waiting_time": bool(self.waiting_time.data)},
-            name=(self.name.data or "").strip(),
-            deadline_hours=self.deadline_hours.data if self.deadline_hours.data is not None else 72.0,
-            reminders=(self.reminders.data or "").strip(), on_timeout=self.on_timeout.data or "")
+        settings, unread = self.settings()
+        problems = setup_problems([e.spec() for e in entries], settings, unread=unread)
         for problem in problems:
             field = self._field_of(entries, problem.seat, problem.field)
             if field is None:
@@ -178,7 +186,7 @@ class CreateGameForm(FlaskForm):
 class ExtendDeadlineForm(FlaskForm):
     hours = FloatField("Extra hours", default=24,
                        validators=[InputRequired(message="How many hours?"),
-                                   NumberRange(min=1, max=24 * 30, message="Between 1 and 720 hours.")])
+                                   NumberRange(min=1, max=MAX_DEADLINE_HOURS, message="Between 1 and 720 hours.")])
 
 
 class ChangeEmailForm(FlaskForm):

@@ -46,24 +46,19 @@ def game_new() -> Any:
     error = None
     if form.validate_on_submit():
         specs = [e.spec() for e in form.entries()]  # checked by the form with the service's check_setup
-        assert form.deadline_hours.data is not None  # InputRequired passed
-        setup: dict[str, Any] = {
-            "teams": bool(form.teams.data),
-            "options": {"end_settlement": form.end_settlement.data, "waiting_time": bool(form.waiting_time.data)},
-            "name": (form.name.data or "").strip(), "deadline_hours": float(form.deadline_hours.data),
-            "reminders": (form.reminders.data or "").strip(), "on_timeout": form.on_timeout.data,
-            "table_talk": bool(form.table_talk.data)}
+        settings, unread = form.settings()
         admin = current_admin_email() or "?"
         try:
             with session_scope(db()) as session:
                 if form.invite_first.data and any(s.kind == SeatKind.HUMAN for s in specs):
-                    view = proposals.invite_players(session, config(), specs, organiser_email=admin, **setup)
+                    view = proposals.invite_players(session, config(), specs, settings, organiser_email=admin,
+                                                     unread=unread)
                     record_audit(session, admin, "invite_players", game_id=view.proposal.game_id,
                                  detail=f"{view.proposal.name or 'a game'} ({len(specs)} players, "
                                         f"{len(view.waiting)} invited)")
                     game_id = None
                 else:
-                    game = create_game(session, config(), specs, **setup)
+                    game = create_game(session, config(), specs, settings)
                     record_audit(session, admin, "create_game", game_id=game.id,
                                  detail=f"{game.name} ({len(specs)} players)")  # never the deal
                     game_id = game.id
