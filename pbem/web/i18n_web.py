@@ -71,7 +71,7 @@ def language_links() -> list[dict[str, Any]]:
     """The language switch: this page in each language (`?lang=`, the other query kept). None
     on a page reached with a token: it speaks its seat's language, which the seat's
     preferences page changes."""
-    if "token" in (request.view_args or {}):
+    if "token" in (request.view_args or {}) or "seat_token" in g:  # the seat entry took it (web/seat.py)
         return []
     args = request.args.to_dict()
     return [{"code": code, "name": name, "current": code == i18n.current(),
