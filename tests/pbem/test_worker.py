@@ -25,7 +25,7 @@ def worker_env(database_url: str, smtp_port: int, **more: str) -> dict[str, str]
     env.update(DATABASE_URL=database_url, SMTP_HOST="127.0.0.1", SMTP_PORT=str(smtp_port),
                SMTP_TLS="none", KORSAR_ENV="testing", SECRET_KEY="test-secret",
                BASE_URL="http://korsar.test", MAIL_FROM="Korsar <korsar@korsar.test>",
-               WORKER_POLL_SECONDS="0.1", SMTP_TIMEOUT="5", PYTHONUNBUFFERED="1", **more)
+               WORKER_POLL_SECONDS="0.1", SMTP_TIMEOUT="15", PYTHONUNBUFFERED="1", **more)
     return env
 
 
