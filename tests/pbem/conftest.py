@@ -1,14 +1,15 @@
 """Fixtures shared by the service tests, each defined once (the app, client and database
 fixtures are in tests/conftest.py; helpers in game_helpers, clockkit, smtp_fakes and
-test_admin_support)."""
+admin_helpers)."""
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from game_helpers import make_cfg
-from test_admin_support import ADMIN_EMAIL, ADMIN_PASSWORD, log_in, use_cheap_hashing
+from admin_helpers import ADMIN_EMAIL, ADMIN_PASSWORD, log_in, use_cheap_hashing
 
 from pbem.auth import create_admin
 from pbem.config import Config
@@ -19,6 +20,18 @@ from pbem.db import session_scope
 def cfg(database_url: str) -> Config:
     """The clock tests' config for `database_url` (no app)."""
     return make_cfg(database_url)
+
+
+@pytest.fixture
+def links_signed_at_one_instant(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Every signed link of the test carries one timestamp (the second the test started), so a
+    link the test signs is the one a page or an email holds even when a second ticks between
+    them. A module that compares links uses it: `pytestmark = pytest.mark.usefixtures(...)`."""
+    from itsdangerous.timed import TimestampSigner
+
+    signed_at = int(time.time())
+    monkeypatch.setattr(TimestampSigner, "get_timestamp", lambda self: signed_at)
+    return signed_at
 
 
 @pytest.fixture

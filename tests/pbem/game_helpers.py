@@ -1,7 +1,7 @@
 """Helpers of the game-service tests: a test config, decks with chosen hands, starting games,
 reading rows, delivering the outbox to the real SMTP fixture, and reading the move links out of
 received emails. The row readers take the Flask app or a bare SQLAlchemy engine (`db_of`); the
-clock tests (clockkit.py), the admin tests (test_admin_support.py) and the SMTP tests
+clock tests (clockkit.py), the admin tests (admin_helpers.py) and the SMTP tests
 (smtp_fakes.py) build on them."""
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, text
 from sqlmodel import Session, select
-from test_admin_support import (
+from admin_helpers import (
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
     audit_actions,

@@ -10,7 +10,7 @@ import engine
 import pytest
 from sqlalchemy import event
 from sqlmodel import Session, select
-from test_admin_support import (ADMIN_EMAIL, audit_actions, bot_game, db_of, game_row, new_game, outbox, seats,
+from admin_helpers import (ADMIN_EMAIL, audit_actions, bot_game, db_of, game_row, new_game, outbox, seats,
                                 text_of)
 
 from pbem.db import session_scope

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from sqlmodel import Session
-from test_admin_support import audit_actions, cfg_of, db_of, new_game, outbox, text_of
+from admin_helpers import audit_actions, cfg_of, db_of, new_game, outbox, text_of
 
 from pbem.db import session_scope
 from pbem.mail.delivery import deliver_due

@@ -7,7 +7,7 @@ from datetime import date, datetime, timedelta
 
 import pytest
 from sqlmodel import Session, select
-from test_admin_support import bot_game, cfg_of, db_of, new_game, outbox, text_of
+from admin_helpers import bot_game, cfg_of, db_of, new_game, outbox, text_of
 
 import engine
 from pbem.db import session_scope

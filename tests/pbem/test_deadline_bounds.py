@@ -11,7 +11,7 @@ from typing import Any, Callable
 import pytest
 from game_helpers import cfg_of, db_of
 from sqlmodel import select
-from test_admin_support import log_in
+from admin_helpers import log_in
 
 from pbem import links
 from pbem.db import session_scope

@@ -4,7 +4,7 @@ an invitation, "never email me again", "my games"), answers without committing a
 from __future__ import annotations
 
 import pytest
-from test_admin_support import db_of
+from admin_helpers import db_of
 from test_bad_input import FIELDS, CommittedWrites, World, build_url
 
 # Pages that only read, but whose views count a visit in a table of their own: none.

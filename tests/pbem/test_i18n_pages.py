@@ -34,7 +34,7 @@ sys.path.insert(0, str(TESTS / "engine"))
 from phone_samples import PLAYERS, seat_path, set_the_tables, unsubscribe_path  # noqa: E402
 from korsar_checks import candidate_moves  # noqa: E402
 from refusal_examples import CODES, examples, refusal  # noqa: E402
-from test_inbound_support import reply_to  # noqa: E402
+from inbound_helpers import reply_to  # noqa: E402
 
 POT = Path(i18n.TRANSLATIONS_DIR) / "pages.pot"
 ADDRESSES = [re.search(r"<(.+)>", p)[1] for p in PLAYERS]  # type: ignore[index]

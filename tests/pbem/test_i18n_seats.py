@@ -11,7 +11,7 @@ import pytest
 from game_helpers import cfg_of, db_of, outbox, seats, start_game
 from hypothesis import given
 from hypothesis import strategies as st
-from test_admin_support import audit_actions
+from admin_helpers import audit_actions
 
 from pbem import i18n, links
 from pbem.db import session_scope

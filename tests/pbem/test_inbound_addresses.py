@@ -7,7 +7,7 @@ import json
 
 import pytest
 from game_helpers import cfg_of, db_of, deliver, make_cfg, start_game
-from test_inbound_support import latest
+from inbound_helpers import latest
 
 from pbem import links
 from pbem.db import session_scope

@@ -14,7 +14,7 @@ import engine
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_inbound_support import move_words
+from inbound_helpers import move_words
 
 from pbem import i18n
 from pbem.inbound import commands

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from game_helpers import cfg_of, db_of, deliver, start_game
 from smtp_fakes import free_port
-from test_inbound_support import game_state
+from inbound_helpers import game_state
 
 from pbem import create_app
 from pbem.inbound import smtp as inbound_smtp

@@ -5,7 +5,7 @@ from __future__ import annotations
 import engine
 import pytest
 from game_helpers import deliver, start_game, text_part
-from test_inbound_support import game_state, latest, move_words, receiver, reply_to, send  # noqa: F401
+from inbound_helpers import game_state, latest, move_words, receiver, reply_to, send  # noqa: F401
 
 from pbem.models import GameStatus
 

@@ -8,7 +8,7 @@ from email.message import EmailMessage
 import engine
 import pytest
 from game_helpers import db_of, deliver, start_game
-from test_inbound_support import game_state, latest, new_mail, outbox_ids, receiver, reply_to, send  # noqa: F401
+from inbound_helpers import game_state, latest, new_mail, outbox_ids, receiver, reply_to, send  # noqa: F401
 
 from pbem.db import session_scope
 from pbem.games import lifecycle, service

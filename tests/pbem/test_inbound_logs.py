@@ -9,7 +9,7 @@ import re
 
 import pytest
 from game_helpers import deliver, start_game
-from test_inbound_support import game_state, latest, receiver, reply_to, send  # noqa: F401
+from inbound_helpers import game_state, latest, receiver, reply_to, send  # noqa: F401
 
 from pbem.inbound import smtp as inbound_smtp
 from pbem.logging import JsonFormatter, redact

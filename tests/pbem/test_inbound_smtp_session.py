@@ -19,7 +19,7 @@ import trustme
 from game_helpers import deliver, make_cfg, start_game
 from smtp_fakes import free_port
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, InterfaceError, OperationalError
-from test_inbound_support import game_state, latest, reply_to
+from inbound_helpers import game_state, latest, reply_to
 
 from pbem.config import Config
 from pbem.inbound import smtp as inbound_smtp

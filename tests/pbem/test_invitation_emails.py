@@ -7,7 +7,6 @@ invitations are rows made here."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -52,14 +51,8 @@ def make_proposal(session: Session, *, creator_language: str = "en",
     return proposal, rows
 
 
-@pytest.fixture(autouse=True)
-def _links_signed_at_one_instant(monkeypatch):
-    """Every link is signed with the same timestamp, so a link the test makes is the one the
-    email holds even when a second ticks between them."""
-    from itsdangerous.timed import TimestampSigner
-
-    signed_at = int(time.time())
-    monkeypatch.setattr(TimestampSigner, "get_timestamp", lambda self: signed_at)
+# Every link is signed with one timestamp: a link the test makes is the one an email holds.
+pytestmark = pytest.mark.usefixtures("links_signed_at_one_instant")
 
 
 Queue = Callable[[Session, Any, Proposal, list[Invitation]], dict | None]

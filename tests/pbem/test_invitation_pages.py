@@ -13,6 +13,9 @@ from sqlmodel import Session, col, select
 from pbem import links
 from pbem.models import Invitation, OutboxMessage, Proposal, Suppression
 
+# The pages' links are compared with links the test signs: one timestamp for all of them.
+pytestmark = pytest.mark.usefixtures("links_signed_at_one_instant")
+
 FORM = {"your_name": "Ann", "your_email": "ann@example.com", "players": "Bob <bob@example.com>\nbot:greedy",
         "deadline_hours": "48", "reminders": "50,85", "on_timeout": "autoplay"}
 

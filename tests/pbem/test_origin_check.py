@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from clockkit import mover, seat_row
 from game_helpers import game_row, start_game
-from test_admin_support import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_token_of, new_game, text_of
+from admin_helpers import ADMIN_EMAIL, ADMIN_PASSWORD, csrf_token_of, new_game, text_of
 from test_player_pages import DRAW, _move_path
 
 from pbem.letters.unsubscribe import sign_unsubscribe

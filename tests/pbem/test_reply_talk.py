@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from game_helpers import cfg_of, db_of, deliver, start_game, text_part
 from sqlmodel import select
-from test_inbound_support import game_state, latest, new_mail, outbox_ids, receiver, reply_to, send  # noqa: F401
+from inbound_helpers import game_state, latest, new_mail, outbox_ids, receiver, reply_to, send  # noqa: F401
 
 from pbem import links
 from pbem.db import session_scope

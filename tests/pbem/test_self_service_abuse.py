@@ -6,7 +6,6 @@ the work they do; one /new form makes one proposal. On SQLite and PostgreSQL (`-
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,13 +29,8 @@ SERVICE_ADDRESSES = re.compile(r"^(?:korsar|play\+.*|talk\+.*)@korsar\.test$")  
 CONFIRM_SUBJECT = "[Korsar] Confirm your game: "
 
 
-@pytest.fixture(autouse=True)
-def _links_signed_at_one_instant(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every link is signed with one timestamp: a link the test makes is the one an email holds."""
-    from itsdangerous.timed import TimestampSigner
-
-    signed_at = int(time.time())
-    monkeypatch.setattr(TimestampSigner, "get_timestamp", lambda self: signed_at)
+# Every link is signed with one timestamp: a link the test makes is the one an email holds.
+pytestmark = pytest.mark.usefixtures("links_signed_at_one_instant")
 
 
 def form(**changes: str) -> dict[str, str]:

@@ -7,12 +7,15 @@ import engine
 import pytest
 from sqlmodel import select
 from game_helpers import cfg_of, db_of, deliver, start_game
-from test_inbound_support import game_state, latest, new_mail, outbox_ids, receiver, reply_to, send  # noqa: F401
+from inbound_helpers import game_state, latest, new_mail, outbox_ids, receiver, reply_to, send  # noqa: F401
 
 from pbem import links
 from pbem.db import session_scope
 from pbem.games import service, talk
 from pbem.models import Game, TalkMessage
+
+# The pages' links are compared with links the test signs: one timestamp for all of them.
+pytestmark = pytest.mark.usefixtures("links_signed_at_one_instant")
 
 ANN, BOB, CID, DAN = "ann@example.com", "bob@example.com", "cid@example.com", "dan@example.com"
 

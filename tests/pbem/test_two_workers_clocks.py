@@ -70,10 +70,9 @@ def test_two_worker_processes_send_each_reminder_once_and_apply_each_timeout_onc
                                                                                     smtp_server):
     import os
     import subprocess
-    import time
     from pathlib import Path
 
-    from test_clocks_e2e import FLASK, daytime_zone
+    from test_clocks_e2e import FLASK, daytime_zone, wait_for
 
     from pbem.schedule import plan_turn
     from pbem.games.service import create_game
@@ -86,37 +85,46 @@ def test_two_worker_processes_send_each_reminder_once_and_apply_each_timeout_onc
     engine = make_engine(database_url)
     cfg = make_cfg(database_url)
     games = []
+    # Each turn began half an hour ago (of its hour): the 50 % reminders are due now, the deadlines
+    # half an hour away; once the reminders are out the test moves the deadlines to now. However
+    # slowly the workers start on a loaded machine, no due piece of work is passed over.
     with session_scope(engine) as session:
         for n in range(4):
             game = create_game(session, cfg, [f"P{n}a <p{n}a@example.com>", f"P{n}b <p{n}b@example.com>"],
                                GameSettings(deadline_hours=1, reminders="50", on_timeout=OnTimeout.PAUSE), seed=n)
-            game.deadline_hours = 0.002  # seconds: shorter than any entry allows (1 hour at least)
             for seat in seats_of(session, game.id):
                 seat.timezone = daytime_zone()
                 session.add(seat)
             games.append(game)
         session.flush()
-        now = utcnow()
+        began = utcnow() - timedelta(minutes=30)
         for game in games:
-            plan_turn(game, seats_of(session, game.id)[game.to_move], now)
+            plan_turn(game, seats_of(session, game.id)[game.to_move], began)
             session.add(game)
     ids = [g.id for g in games]
     root = Path(__file__).resolve().parents[2]
+
+    def delivered(kind: str, count: int) -> bool:
+        return len(mails(engine, kind)) >= count and len(smtp_server.messages) >= len(mails(engine))
+
+    def all_paused() -> bool:
+        with session_scope(engine) as session:
+            paused = session.exec(select(Game).where(Game.status == "paused")).all()
+        return len(paused) == 4 and delivered("paused", 8)
+
     workers = [subprocess.Popen([*FLASK, "worker"], cwd=root, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL) for _ in range(2)]
     try:
-        until = time.monotonic() + 45
-        while time.monotonic() < until:
+        if wait_for(lambda: delivered("reminder", 4)):
             with session_scope(engine) as session:
-                paused = session.exec(select(Game).where(Game.status == "paused")).all()
-            if len(paused) == 4 and len(smtp_server.messages) >= len(mails(engine)):
-                break
-            time.sleep(0.2)
+                for game_id in ids:
+                    session.get(Game, game_id).deadline_at = utcnow()
+            wait_for(all_paused)
     finally:
         for w in workers:
             w.terminate()
         for w in workers:
-            w.wait(20)
+            w.wait(60)
     reminders = Counter(m.game_id for m in mails(engine, "reminder"))
     assert reminders == Counter({g: 1 for g in ids})
     paused_mails = Counter(m.game_id for m in mails(engine, "paused"))
