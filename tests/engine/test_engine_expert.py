@@ -74,19 +74,24 @@ def test_the_view_lists_every_public_card_out_of_the_game():
     assert player_view(state, 0)["out_of_game"]
 
 
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10_000), moves=st.integers(0, 60),
-       game=st.sampled_from(GAMES), viewer=st.integers(0, 7))
-def test_a_sample_deals_exactly_the_unseen_cards_into_hidden_places(seed, moves, game, viewer):
+def _seen(seed: int, moves: int, game: tuple, viewer: int) -> tuple:
+    """A position of the game after `moves` moves (or its end), and one seat's view of it."""
     players, teams, options = game
     positions = list(_positions(players, teams, options, seed))
     state = positions[min(moves, len(positions) - 1)]
     seat = viewer % players
-    view = player_view(state, seat)
+    return state, seat, player_view(state, seat)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), moves=st.integers(0, 60),
+       game=st.sampled_from(GAMES), viewer=st.integers(0, 7))
+def test_a_sample_deals_exactly_the_unseen_cards_into_hidden_places(seed, moves, game, viewer):
+    state, seat, view = _seen(seed, moves, game, viewer)
     sample = Sampler(view).sample(random.Random(seed))
     truth, dealt = state_to_json(state), state_to_json(sample)
     known = {seat, view["partner"]}
-    for s in range(players):  # own and partner hands as they are; others only by size
+    for s in range(len(view["players"])):  # own and partner hands as they are; others only by size
         if s in known:
             assert dealt["hands"][s] == truth["hands"][s]
         assert len(dealt["hands"][s]) == len(truth["hands"][s])
@@ -108,11 +113,7 @@ def test_a_sample_deals_exactly_the_unseen_cards_into_hidden_places(seed, moves,
 @given(seed=st.integers(0, 10_000), moves=st.integers(0, 60),
        game=st.sampled_from(GAMES), viewer=st.integers(0, 7))
 def test_state_from_view_and_resample_show_the_seat_its_own_view(seed, moves, game, viewer):
-    players, teams, options = game
-    positions = list(_positions(players, teams, options, seed))
-    state = positions[min(moves, len(positions) - 1)]
-    seat = viewer % players
-    view = player_view(state, seat)
+    state, seat, view = _seen(seed, moves, game, viewer)
     assert player_view(state_from_view(view), seat) == view
     assert player_view(resample(view, random.Random(seed)), seat) == view
     assert state_to_json(state_from_view(view)) == state_to_json(state_from_view(view))

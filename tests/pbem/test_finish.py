@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 from game_helpers import cfg_of, db_of, game_row, seats, start_game
+from test_seat_actions import play_to_the_end
 from sqlmodel import Session
 
 from pbem import store
@@ -30,22 +31,9 @@ def ends(monkeypatch) -> list[tuple[int, str, str, bool]]:
     return seen
 
 
-def _play_to_the_end(app, game_id: int) -> None:  # type: ignore[no-untyped-def]
-    """Each seat plays its bot's move (bots' seats as the worker plays them) until the game is over."""
-    cfg = cfg_of(app)
-    while (game := game_row(app, game_id)).status == GameStatus.RUNNING:
-        mover = seats(app, game_id)[game.to_move]
-        if service.is_bot_seat(mover):
-            bots.play_due_bots(db_of(app), cfg, now=utcnow() + timedelta(days=1), max_moves=1)
-            continue
-        move = bots.bot_move(game, mover, store.load_state(game), cfg=cfg)
-        with session_scope(db_of(app)) as s:
-            service.apply_game_move(s, cfg, game_id, mover.position, move, expected_version=game.version)
-
-
 def test_the_last_move_ends_the_game_through_the_finisher(app, ends):
     game_id = start_game(app, [ANN, BOB], seed=3)
-    _play_to_the_end(app, game_id)
+    play_to_the_end(app, game_id)
     assert ends == [(game_id, "played", GameStatus.FINISHED, True)]
     game = game_row(app, game_id)
     assert finish.is_over(game) and game.finished_at is not None
@@ -53,7 +41,7 @@ def test_the_last_move_ends_the_game_through_the_finisher(app, ends):
 
 def test_a_bots_only_game_ends_through_the_finisher(app, ends):
     game_id = start_game(app, ["bot:random", "bot:random"], seed=5)
-    _play_to_the_end(app, game_id)
+    play_to_the_end(app, game_id)
     assert ends == [(game_id, "played", GameStatus.FINISHED, True)]
 
 
@@ -73,7 +61,7 @@ def test_a_game_everyone_left_ends_through_the_finisher(app, ends):
         with session_scope(db_of(app)) as s:
             lifecycle.leave_game(s, cfg, lock_seated(s, game_id, seat.position), now=utcnow())
     assert ends == []  # the bots play on
-    _play_to_the_end(app, game_id)
+    play_to_the_end(app, game_id)
     assert ends == [(game_id, "played", GameStatus.FINISHED, True)]
 
 
