@@ -100,21 +100,24 @@ STATUS_NOTES: dict[str, str] = {
 
 @dataclass(frozen=True)
 class TimeoutWords:
-    """One timeout policy in words: `sentence` in the emails and pages of a game (the reader's
-    language), `admin` in the dashboard's select (English). The /new form's shorter choices are
-    pages-catalog words: pbem/web/new_game.py ON_TIMEOUT_CHOICE, keyed by the same OnTimeout."""
+    """One timeout policy in words: `sentence` in the emails and pages of a game and `choice` in
+    the /new form's select (the reader's language), `admin` in the dashboard's select (English)."""
 
     sentence: str
+    choice: str
     admin: str
 
 
 # What happens when a player's time for a move is up (Game/Proposal.on_timeout).
 ON_TIMEOUT_WORDS: dict[OnTimeout, TimeoutWords] = {
     OnTimeout.AUTOPLAY: TimeoutWords(lazy("When the time is up, a bot plays that one move for the player."),
+                                     lazy("a bot plays one move for them, and the game goes on"),
                                      "a bot plays that one move"),
     OnTimeout.PAUSE: TimeoutWords(lazy("When the time is up, the game pauses until an admin resumes it."),
+                                  lazy("the game pauses until an admin resumes it"),
                                   "pause the game"),
     OnTimeout.BOT: TimeoutWords(lazy("When the time is up, a bot plays that player's seat for the rest of the game."),
+                                lazy("a bot takes over their seat for the rest of the game"),
                                 "a bot takes over the seat"),
 }
 

@@ -26,9 +26,8 @@ from pbem.games.limits import LimitReached
 from pbem.games.errors import GameError
 from pbem.games.settings import DEFAULT_SETTINGS, GameSettings, SettingsProblem, read_settings
 from pbem.games.setup import SetupError, SetupProblem
-from pbem.models import OnTimeout
 from pbem.i18n import gettext as _
-from pbem.i18n import lazy
+from pbem.letters.invitations import ON_TIMEOUT_WORDS
 from pbem.web.limited import limit_page
 
 bp = Blueprint("new_game", __name__)
@@ -97,15 +96,8 @@ def _deadline_label(hours: int) -> str:
     return i18n.ngettext("%(num)s day", "%(num)s days", hours // 24)
 
 
-# The form's choices of what happens when a player lets the clock run out, in the pages'
-# catalog (the game's sentences and the dashboard's words: letters/invitations.py ON_TIMEOUT_WORDS).
-ON_TIMEOUT_CHOICE = {OnTimeout.AUTOPLAY: lazy("a bot plays one move for them, and the game goes on"),
-                     OnTimeout.PAUSE: lazy("the game pauses until an admin resumes it"),
-                     OnTimeout.BOT: lazy("a bot takes over their seat for the rest of the game")}
-
-
 def _on_timeout_labels() -> dict[str, str]:
-    return {str(choice): _(words) for choice, words in ON_TIMEOUT_CHOICE.items()}
+    return {str(choice): _(words.choice) for choice, words in ON_TIMEOUT_WORDS.items()}
 
 
 def _form_page(form: dict[str, Any], errors: FormErrors | None = None, status: int = 200) -> tuple[str, int]:
