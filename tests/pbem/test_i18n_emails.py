@@ -131,7 +131,7 @@ def test_the_vietnamese_turn_email_reads_in_the_clients_words(app, smtp_server):
     seat = seats(app, game_id)[mover]
     turn = [r for r in outbox(app, game_id) if r.kind == "turn" and r.seat_id == seat.id][-1]
     assert turn.subject == f"[Korsar] {_game(app, game_id).name}: đến lượt bạn, {seat.name}"
-    assert f"{seat.name} ơi, đến lượt bạn." in turn.text_body
+    assert f"Chào {seat.name}, đến lượt bạn." in turn.text_body
     assert "BÀI TRÊN TAY BẠN" in turn.text_body and "Bài trên tay bạn" in turn.html_body
     for code in view["hand"]:
         assert f"  - {_vi_card(code)}\n" in turn.text_body
