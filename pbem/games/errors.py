@@ -103,7 +103,6 @@ declare_refusals({
     "engine_config": (lazy("%(reason)s"), 400),
     # the admin's actions
     "nobody_to_nudge": (lazy("Nobody with an email address is to move in this game."), 409),
-    "no_reminder": (lazy("%(reason)s"), 409),
     "no_such_email": (lazy("There is no such email."), 404),
     "email_not_retriable": (lazy("This email is %(status)s: only failed or waiting emails can be retried."), 409),
     "resume_not_paused": (lazy("Only a paused game can be resumed."), 409),

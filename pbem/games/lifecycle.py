@@ -179,7 +179,7 @@ def send_reminder_now(session: Session, cfg: Config, game_id: int, *, now: datet
     seat = _seat_to_move(game, seats)
     refused = deferred.no_reminder_reason(seat, now)
     if refused is not None:
-        raise GameError("no_reminder", {"reason": refused})
+        raise GameError(refused.code, refused.params)
     assert seat is not None
     deferred.queue_nudge(session, cfg, game, seat, now)
     _log("nudge", game, actor, seat=seat.position)
