@@ -4,7 +4,8 @@ and the signed reply addresses of emails (`reply_address`: play+<token>@REPLY_DO
 A move token binds the game, the seat, the seat's link nonce, the state version it was issued
 for and the move itself, so a link from an older email is recognisably stale and a changed
 nonce (new email address) revokes every link of that seat. Tokens are signed with
-itsdangerous; SECRET_KEY_FALLBACKS keep links of a rotated key working.
+itsdangerous; SECRET_KEY_FALLBACKS keep links of a rotated key working. A token that cannot be
+used is a `LinkError`, the one refusal type (`pbem.refusals`) by its code.
 """
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from typing import Any
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from pbem.config import Config
+from pbem.i18n import lazy
+from pbem.refusals import Refusal, declare_refusals
 
 MOVE_SALT = "korsar.move"
 SEAT_SALT = "korsar.seat"
@@ -50,13 +53,26 @@ class MoveToken:
         return SeatToken(self.game_id, self.position, self.nonce)
 
 
-class LinkError(Exception):
-    """A token that cannot be used; `seat` is set when its signature proved who it was for."""
+declare_refusals({
+    "move_link_expired": (lazy("This move link has expired. Open your game page to see your moves now."), 410),
+    "move_link_forged": (lazy("This link is damaged or was not made by us. "
+                              "Copy the whole link from your email, or open your game page."), 400),
+    "move_link_damaged": (lazy("This link is damaged. Open your game page from your latest email."), 400),
+    "seat_link_forged": (lazy("This game page link is damaged or was not made by us. "
+                              "Copy the whole link from your email."), 400),
+    "seat_link_damaged": (lazy("This game page link is damaged. Copy the whole link from your email."), 400),
+    "link_expired": (lazy("This link has expired."), 410),
+    "link_forged": (lazy("This link is damaged or was not made by us. Copy the whole link from your email."), 400),
+    "link_damaged": (lazy("This link is damaged. Copy the whole link from your email."), 400),
+})
 
-    def __init__(self, message: str, status: int, seat: SeatToken | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
+
+class LinkError(Refusal):
+    """A token that cannot be used, by its code; `seat` is set when its signature proved who it
+    was for."""
+
+    def __init__(self, code: str, params: dict[str, Any] | None = None, *, seat: SeatToken | None = None) -> None:
+        super().__init__(code, params)
         self.seat = seat
 
 
@@ -114,14 +130,12 @@ def read_move(cfg: Config, token: str, max_age: int = MOVE_LINK_MAX_AGE) -> Move
             parsed = _parse_move(serializer.load_payload(exc.payload)) if exc.payload is not None else None
         except BadSignature:
             parsed = None
-        raise LinkError("This move link has expired. Open your game page to see your moves now.",
-                        410, parsed.seat if parsed else None) from None
+        raise LinkError("move_link_expired", seat=parsed.seat if parsed else None) from None
     except BadSignature:
-        raise LinkError("This link is damaged or was not made by us. "
-                        "Copy the whole link from your email, or open your game page.", 400) from None
+        raise LinkError("move_link_forged") from None
     parsed = _parse_move(payload)
     if parsed is None:
-        raise LinkError("This link is damaged. Open your game page from your latest email.", 400)
+        raise LinkError("move_link_damaged")
     return parsed
 
 
@@ -130,11 +144,10 @@ def read_seat(cfg: Config, token: str) -> SeatToken:
     try:
         payload = _serializer(cfg, SEAT_SALT).loads(token)
     except BadSignature:
-        raise LinkError("This game page link is damaged or was not made by us. "
-                        "Copy the whole link from your email.", 400) from None
+        raise LinkError("seat_link_forged") from None
     parsed = _parse_seat(payload)
     if parsed is None:
-        raise LinkError("This game page link is damaged. Copy the whole link from your email.", 400)
+        raise LinkError("seat_link_damaged")
     return parsed
 
 
@@ -167,10 +180,9 @@ def _load(cfg: Config, salt: str, token: str, max_age: int | None) -> object:
     try:
         return _serializer(cfg, salt).loads(token, max_age=max_age)
     except SignatureExpired:
-        raise LinkError("This link has expired.", 410) from None
+        raise LinkError("link_expired") from None
     except BadSignature:
-        raise LinkError("This link is damaged or was not made by us. "
-                        "Copy the whole link from your email.", 400) from None
+        raise LinkError("link_forged") from None
 
 
 def read_record(cfg: Config, salt: str, token: str, max_age: int | None = None) -> RecordToken:
@@ -179,7 +191,7 @@ def read_record(cfg: Config, salt: str, token: str, max_age: int | None = None) 
     if (isinstance(payload, list) and len(payload) == 2 and isinstance(payload[0], int)
             and not isinstance(payload[0], bool) and isinstance(payload[1], str)):
         return RecordToken(payload[0], payload[1])
-    raise LinkError("This link is damaged. Copy the whole link from your email.", 400)
+    raise LinkError("link_damaged")
 
 
 def sign_address(cfg: Config, salt: str, email: str) -> str:
@@ -191,7 +203,7 @@ def read_address(cfg: Config, salt: str, token: str, max_age: int | None = None)
     payload = _load(cfg, salt, token, max_age)
     if isinstance(payload, str) and "@" in payload:
         return payload
-    raise LinkError("This link is damaged. Copy the whole link from your email.", 400)
+    raise LinkError("link_damaged")
 
 
 def confirm_url(cfg: Config, proposal_id: int, nonce: str) -> str:

@@ -23,7 +23,7 @@ def resend_turn_email(session: Session, cfg: Config, game_id: int, *, now: datet
     check_running(game)
     seat = next((s for s in seats if s.position == game.to_move), None)
     if seat is None or is_bot_seat(seat) or not seat.email:
-        raise GameError("Nobody with an email address is to move in this game.", 409)
+        raise GameError("nobody_to_nudge")
     notify.queue_turn_email(session, cfg, game, seat, load_state(game))
     return seat
 
@@ -35,9 +35,9 @@ def retry_outbox_message(session: Session, message_id: int, *, now: datetime) ->
     """Make one failed (or waiting) email due now; the worker sends it on its next pass."""
     row = session.get(OutboxMessage, message_id)
     if row is None:
-        raise GameError("There is no such email.", 404)
+        raise GameError("no_such_email")
     if row.status not in _RETRYABLE:
-        raise GameError(f"This email is {row.status}: only failed or waiting emails can be retried.", 409)
+        raise GameError("email_not_retriable", {"status": row.status})
     if row.status == OutboxStatus.FAILED:
         row.attempts = 0  # an admin's retry gets the whole retry ladder again
     row.status = OutboxStatus.PENDING

@@ -15,21 +15,23 @@ from flask.cli import with_appcontext
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from pbem.db import session_scope
-from pbem.games import errors, proposals, records, service, setup
+from pbem import i18n
+from pbem.games import proposals, records, service, setup
 from pbem.games.settings import DEFAULT_SETTINGS, read_settings
 from pbem.models import OnTimeout
 from pbem.appctx import config, db
+from pbem.refusals import Refusal
 
 NOT_READY = "The database is not ready: run `flask --app pbem init-db` first."
 
 
 @contextmanager
 def _refusals() -> Iterator[None]:
-    """A refused command exits non-zero with its one-line reason (nothing was written)."""
+    """A refused command exits non-zero with its one-line reason in English (nothing was written)."""
     try:
         yield
-    except errors.GameError as exc:
-        raise click.ClickException(exc.message) from None
+    except Refusal as exc:
+        raise click.ClickException(exc.text(i18n.DEFAULT)) from None
     except (OperationalError, ProgrammingError):
         raise click.ClickException(NOT_READY) from None
 

@@ -39,8 +39,6 @@ from pbem.games.address_prefs import remembered_languages
 from pbem.games.errors import GameError
 from pbem.games.service import create_game
 from pbem.games.setup import SeatSpec
-from pbem.i18n import gettext as _
-from pbem.i18n import lazy
 from pbem.letters import invitations as letters
 from pbem.models import (Invitation, InvitationStatus,
                          Proposal, ProposalStatus, Seat, SeatKind, utcnow)
@@ -48,14 +46,6 @@ from pbem.games.unasked_mail import (INVITATIONS_PER_PAIR, answered, has_answere
                                      take_unasked, unreachable_among)
 from pbem.games.settings import GameSettings
 
-# The sentences of the links of this module (pbem.links, English), shown in the reader's language.
-LINK_SENTENCES = (
-    lazy("This link has expired."),
-    lazy("This link is damaged or was not made by us. Copy the whole link from your email."),
-    lazy("This link is damaged. Copy the whole link from your email."),
-)
-REPLACED = lazy("This link has been replaced by a newer one. Use the link in your latest email.")
-GONE = lazy("This game is no longer being set up.")
 
 
 # ---------------------------------------------------------------- what the pages show
@@ -138,9 +128,9 @@ def proposal_of(session: Session, token: links.RecordToken, *, lock: bool = Fals
     query = select(Proposal).where(Proposal.id == token.id)
     proposal = session.exec(query.with_for_update() if lock else query).first()
     if proposal is None:
-        raise links.LinkError(GONE, 404)
+        raise links.LinkError("proposal_gone")
     if proposal.nonce != token.nonce:
-        raise links.LinkError(REPLACED, 403)
+        raise links.LinkError("link_replaced")
     return proposal
 
 
@@ -232,9 +222,9 @@ def _invitation(session: Session, cfg: Config, token: str, *, lock: bool = False
     query = select(Invitation).where(Invitation.id == parsed.id)
     row = session.exec(query.with_for_update() if lock else query).first()
     if row is None:
-        raise links.LinkError(GONE, 404)
+        raise links.LinkError("proposal_gone")
     if row.nonce != parsed.nonce:
-        raise links.LinkError(REPLACED, 403)
+        raise links.LinkError("link_replaced")
     query_p = select(Proposal).where(Proposal.id == row.proposal_id)
     proposal = session.exec(query_p.with_for_update() if lock else query_p).one()
     return row, proposal
@@ -247,15 +237,15 @@ def open_invitation(session: Session, cfg: Config, token: str) -> tuple[Invitati
 
 def _answerable(row: Invitation, proposal: Proposal) -> None:
     if proposal.status == ProposalStatus.CANCELLED:
-        raise GameError(_("This game was cancelled by the player who set it up."), 409)
+        raise GameError("invitation_cancelled")
     if row.status == InvitationStatus.ACCEPTED:
-        raise GameError(_("You have accepted this invitation already."), 409)
+        raise GameError("accepted_already")
     if row.status == InvitationStatus.DECLINED:
-        raise GameError(_("You have declined this invitation already."), 409)
+        raise GameError("declined_already")
     if row.status == InvitationStatus.EXPIRED:
-        raise links.LinkError("This link has expired.", 410)
+        raise links.LinkError("link_expired")
     if proposal.status != ProposalStatus.INVITING:
-        raise GameError(_("This game is no longer being set up."), 409)
+        raise GameError("not_being_set_up")
 
 
 def accept_invitation(session: Session, cfg: Config, token: str, *,

@@ -43,7 +43,7 @@ def _seat(seats: list[Seat], position: int) -> Seat:
     for seat in seats:
         if seat.position == position:
             return seat
-    raise NotFound(f"This game has no seat {position}.")
+    raise NotFound("no_seat_numbered", {"position": position})
 
 
 def _seat_to_move(game: Game, seats: list[Seat]) -> Seat | None:
@@ -74,7 +74,7 @@ def resume_game(session: Session, cfg: Config, game_id: int, *, now: datetime, a
     new turn email, or their forced turn is played for them."""
     game, seats = lock_game_with_seats(session, game_id)
     if game.status != GameStatus.PAUSED:
-        raise GameNotRunning("Only a paused game can be resumed.", 409)
+        raise GameNotRunning("resume_not_paused")
     game.status = GameStatus.RUNNING
     paused_at, game.paused_at = game.paused_at or now, None
     game.updated_at = now
@@ -99,10 +99,10 @@ def hand_seat_to_bot(session: Session, cfg: Config, game_id: int, position: int,
     """The bot plays `position` from now on (the seat keeps its email); player and table are told."""
     game, seats = lock_game_with_seats(session, game_id)
     if is_over(game):
-        raise GameNotRunning("This game is over.", 410)
+        raise GameNotRunning("game_is_over")
     seat = _seat(seats, position)
     if seat.kind == SeatKind.BOT or seat.handed_to_bot:
-        raise GameError(f"{seat.name}'s seat is already played by the bot.", 409)
+        raise GameError("seat_already_bot", {"name": seat.name})
     seat.handed_to_bot = True
     seat.bot = bot
     session.add(seat)
@@ -126,12 +126,12 @@ def hand_seat_back(session: Session, cfg: Config, game_id: int, position: int, *
     """Give a seat the bot was playing back to its player (who gets fresh links)."""
     game, seats = lock_game_with_seats(session, game_id)
     if is_over(game):
-        raise GameNotRunning("This game is over.", 410)
+        raise GameNotRunning("game_is_over")
     seat = _seat(seats, position)
     if not seat.handed_to_bot:
-        raise GameError(f"{seat.name}'s seat is not played by the bot.", 409)
+        raise GameError("seat_not_bot", {"name": seat.name})
     if seat.left_game:
-        raise GameError(f"{seat.name} left this game: the bot keeps their seat.", 409)
+        raise GameError("seat_left", {"name": seat.name})
     seat.handed_to_bot = False
     seat.bot = None
     session.add(seat)
@@ -155,12 +155,12 @@ def extend_deadline(session: Session, cfg: Config, game_id: int, *, hours: float
                     actor: str) -> Game:
     """Give the player to move `hours` more (counted from now if the deadline already passed)."""
     if not 0 < hours <= 24 * 60:
-        raise GameError("Extend by a positive number of hours (at most 60 days).")
+        raise GameError("bad_extension")
     game, seats = lock_game_with_seats(session, game_id)
     check_running(game)
     seat = _seat_to_move(game, seats)
     if game.deadline_at is None or not is_clocked(seat):
-        raise GameError("Nobody is waiting under a deadline in this game.", 409)
+        raise GameError("nobody_waiting")
     game.deadline_at = max(game.deadline_at, now) + timedelta(hours=hours)
     replan_reminders(game, seat, now)
     game.updated_at = now
@@ -179,7 +179,7 @@ def send_reminder_now(session: Session, cfg: Config, game_id: int, *, now: datet
     seat = _seat_to_move(game, seats)
     refused = deferred.no_reminder_reason(seat, now)
     if refused is not None:
-        raise GameError(refused, 409)
+        raise GameError(refused.code, refused.params)
     assert seat is not None
     deferred.queue_nudge(session, cfg, game, seat, now)
     _log("nudge", game, actor, seat=seat.position)
@@ -191,7 +191,7 @@ def abort_game(session: Session, cfg: Config, game_id: int, *, now: datetime, ac
     """Stop a game for good; every player is told and their links stop working."""
     game, seats = lock_game_with_seats(session, game_id)
     if is_over(game):
-        raise GameNotRunning("This game is already over.", 410)
+        raise GameNotRunning("game_already_over")
     finish_game(session, cfg, game, seats, None, "aborted", now=now, reason=reason)
     _log("abort", game, actor, reason=reason or "-")
     return game
@@ -202,13 +202,13 @@ def change_seat_email(session: Session, cfg: Config, game_id: int, position: int
     """Move a seat to a new address: every old link stops working, new ones go to the new address."""
     address = check_email(new_email)
     if is_suppressed(session, address):
-        raise GameError(f"{address} asked never to be emailed by us: choose another address.", 409)
+        raise GameError("address_suppressed", {"address": address})
     game, seats = lock_game_with_seats(session, game_id)
     if is_over(game):
-        raise GameNotRunning("This game is over.", 410)
+        raise GameNotRunning("game_is_over")
     seat = _seat(seats, position)
     if seat.kind != SeatKind.HUMAN:
-        raise GameError("A bot seat has no email address.", 400)
+        raise GameError("bot_has_no_address")
     seat.email = address
     seat.link_nonce = secrets.token_hex(8)
     session.add(seat)
@@ -227,9 +227,9 @@ def leave_game(session: Session, cfg: Config, at: SeatedGame, *, now: datetime) 
     them."""
     game, seat = at.game, at.seat
     if seat.left_game:
-        raise GameError(_("You have left this game already."), 409)
+        raise GameError("left_already")
     if is_over(game):
-        raise GameNotRunning(_("This game is over: there is nothing to leave."), 409)
+        raise GameNotRunning("nothing_to_leave")
     return _leave(session, cfg, game, seat, now=now, actor="player")
 
 
@@ -260,7 +260,7 @@ def change_seat_language(session: Session, game_id: int, position: int, code: st
     _game, seats = lock_game_with_seats(session, game_id)
     seat = next((s for s in seats if s.position == position), None)
     if seat is None:
-        raise NotFound(f"Game {game_id} has no seat {position + 1}.")
+        raise NotFound("game_has_no_seat", {"game": game_id, "seat": position + 1})
     set_seat_language(session, seat, code, now)
     return seat
 

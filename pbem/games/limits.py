@@ -20,7 +20,7 @@ from sqlmodel import Session, col, select
 
 from pbem.addresses import canonical_key, client_key
 from pbem.config import Config
-from pbem.games.errors import Refusal, declare_refusals
+from pbem.games.errors import GameError, declare_refusals
 from pbem.i18n import lazy
 from pbem.models import RateEvent, utcnow
 
@@ -60,7 +60,7 @@ declare_refusals({"limit_reached": (
     lazy("You have done this too often for now. Please try again after %(when)s (UTC)."), 429)})
 
 
-class LimitReached(Refusal):
+class LimitReached(GameError):
     """Too many of something: the page says when to try again (`retry_at`, naive UTC)."""
 
     status = 429

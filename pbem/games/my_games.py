@@ -16,11 +16,10 @@ from pbem.config import Config
 from pbem.games import limits
 from pbem.games.clocks import preferences
 from pbem.games.clocks.preferences import check_time_zone
-from pbem.games.errors import GameError, Refusal
+from pbem.games.errors import GameError
 from pbem.games.invitations import proposal_view
 from pbem.games.setup import check_email
 from pbem.games.unasked_mail import may_mail_unasked
-from pbem.i18n import gettext as _
 from pbem.letters import invitations as letters
 from pbem.mail.outbox import Email
 from pbem.mail.writers import Cancel
@@ -100,7 +99,7 @@ def request_my_games_link(session: Session, cfg: Config, email: str, *, ip: str,
     try:
         email = check_email(email).lower()
     except GameError:
-        raise GameError(_("Write an email address, like ann@example.com."), 422) from None
+        raise GameError("write_an_address") from None
     limits.take(session, cfg, limits.LINKS_PER_ADDRESS, email, now=now)
     if ip:
         limits.take(session, cfg, limits.LINKS_PER_IP, ip, now=now)
@@ -197,8 +196,8 @@ def set_address_preferences(session: Session, cfg: Config, token: str, *, timezo
     email = read_my_games_token(cfg, token)
     try:
         zone = check_time_zone(timezone)
-    except Refusal as exc:
-        raise GameError(exc.message, 422) from None
+    except GameError as exc:
+        raise GameError(exc.code, exc.params, 422) from None
     saved = session.get(AddressPreference, email) or AddressPreference(email=email, language="en")
     saved.timezone, saved.reminders, saved.digest, saved.play_forced = zone, reminders, digest, play_forced
     saved.updated_at = now

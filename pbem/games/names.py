@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from pbem.games.errors import GameError
+from pbem.games.errors import GameError, declare_refusals
 from pbem.i18n import lazy
 
 MAX_NAME_LENGTH = 40  # a player's name (the admin form's maxlength is this)
 MAX_GAME_NAME_LENGTH = 80  # a game's name: it leads every subject line
-NAME_NEEDED = "Every player needs a name. Give this player a name."
+NAME_NEEDED = lazy("Every player needs a name. Give this player a name.")
 
 # The bidirectional controls: embeddings, overrides, isolates and the marks (LRM, RLM, ALM).
 # They reorder the text around them on a page or in an email: refused in names and in talk.
@@ -36,25 +36,39 @@ def hides_characters(name: str) -> bool:
     return bool(BIDI_CONTROLS.search(name) or _INVISIBLE_IN_NAMES.search(name) or _STRAY_JOINER.search(name))
 
 
+# Why a name is refused, by code: a player's ("name_...") and a game's ("game_name_...").
+declare_refusals({
+    "name_needed": (NAME_NEEDED, 400),
+    "name_control": (lazy("A player name may not contain line breaks or control characters."), 400),
+    "name_invisible": (lazy("A player name may not contain invisible characters such as zero-width spaces."), 400),
+    "name_too_long": (lazy("A player name may have at most %(limit)d characters."), 400),
+    "game_name_needed": (lazy("A game name may not be empty."), 400),
+    "game_name_control": (lazy("A game name may not contain line breaks or control characters."), 400),
+    "game_name_invisible": (lazy("A game name may not contain invisible characters such as zero-width spaces."), 400),
+    "game_name_too_long": (lazy("A game name may have at most %(limit)d characters."), 400),
+})
+
+
 def _check_text_name(name: str, what: str, limit: int) -> str:
-    """`name` normalised (NFC, outer spaces off), or GameError naming `what` ("A player name")."""
+    """`name` normalised (NFC, outer spaces off), or GameError with a code of `what` ("name_",
+    "game_name_")."""
     name = unicodedata.normalize("NFC", name).strip()
     if not name:
-        raise GameError(NAME_NEEDED if what == "A player name" else f"{what} may not be empty.")
+        raise GameError(f"{what}needed")
     if NOT_IN_NAMES.search(name):
-        raise GameError(f"{what} may not contain line breaks or control characters.")
+        raise GameError(f"{what}control")
     if _INVISIBLE_IN_NAMES.search(name) or _STRAY_JOINER.search(name):
-        raise GameError(f"{what} may not contain invisible characters such as zero-width spaces.")
+        raise GameError(f"{what}invisible")
     if len(name) > limit:
-        raise GameError(f"{what} may have at most {limit} characters.")
+        raise GameError(f"{what}too_long", {"limit": limit})
     return name
 
 
 def check_name(name: str) -> str:
     """A player's display name safe for headers and pages, or GameError."""
-    return _check_text_name(name, "A player name", MAX_NAME_LENGTH)
+    return _check_text_name(name, "name_", MAX_NAME_LENGTH)
 
 
 def check_game_name(name: str) -> str:
     """A game's name (subjects and pages), or GameError with the game name's own sentence."""
-    return _check_text_name(name, "A game name", MAX_GAME_NAME_LENGTH)
+    return _check_text_name(name, "game_name_", MAX_GAME_NAME_LENGTH)

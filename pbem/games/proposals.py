@@ -28,7 +28,6 @@ from pbem.games.settings import DEFAULT_SETTINGS, GameSettings, SettingsProblem
 from pbem.games.setup import (SeatSpec, SetupError, SetupProblem, check_setup, form_problems, player_lines,
                               refuse_suppressed)
 from pbem.games.unasked_mail import answered, has_answered, may_mail_unasked, unreachable_among
-from pbem.i18n import gettext as _
 from pbem.letters import invitations as letters
 from pbem.mail.outbox import Email
 from pbem.mail.suppression import is_suppressed, suppressed_among
@@ -114,8 +113,7 @@ def _sent_already(session: Session, key: str | None) -> Proposal:
     """The proposal a form sent again made the first time: the same answer, nothing sent again."""
     first = session.exec(select(Proposal).where(Proposal.form_key == key)).one()
     if first.status != ProposalStatus.UNCONFIRMED:
-        raise GameError(_("This form was sent already and its game is set up. To start another game, "
-                          "open the form again."), 409)
+        raise GameError("form_sent_already")
     return first
 
 
@@ -123,9 +121,9 @@ def _confirmable(session: Session, cfg: Config, token: str, *, lock: bool) -> Pr
     proposal = proposal_of(session, links.read_record(cfg, links.CONFIRM_SALT, token, links.CONFIRM_MAX_AGE),
                          lock=lock)
     if proposal.status == ProposalStatus.EXPIRED:
-        raise links.LinkError("This link has expired.", 410)
+        raise links.LinkError("link_expired")
     if proposal.status != ProposalStatus.UNCONFIRMED:
-        raise GameError(_("This game is confirmed already: its page shows where it stands."), 409)
+        raise GameError("confirmed_already")
     return proposal
 
 
@@ -163,11 +161,11 @@ def open_proposal(session: Session, cfg: Config, token: str) -> ProposalView:
 
 def _still_open(proposal: Proposal) -> None:
     if proposal.status == ProposalStatus.STARTED:
-        raise GameError(_("This game has started already."), 409)
+        raise GameError("started_already")
     if proposal.status == ProposalStatus.CANCELLED:
-        raise GameError(_("This game was cancelled."), 409)
+        raise GameError("proposal_cancelled")
     if proposal.status != ProposalStatus.INVITING:
-        raise GameError(_("Confirm the game first, from the link in your email."), 409)
+        raise GameError("confirm_first")
 
 
 def replace_invitee(session: Session, cfg: Config, token: str, position: int, player: str, *,
@@ -179,7 +177,7 @@ def replace_invitee(session: Session, cfg: Config, token: str, position: int, pl
     view = proposal_view(session, cfg, proposal)
     row = next((i for i in view.invitations if i.position == position), None)
     if row is None or row.status not in (InvitationStatus.DECLINED, InvitationStatus.EXPIRED):
-        raise GameError(_("Only a player who declined or did not answer can be replaced."), 409)
+        raise GameError("not_replaceable")
     problems, specs = form_problems(view.creator.name, proposal.creator_email, [player],
                                     replace(GameSettings.of(proposal), name=""))
     problems = [p for p in problems if p.field == "players" and p.seat is not None]
@@ -187,11 +185,9 @@ def replace_invitee(session: Session, cfg: Config, token: str, position: int, pl
     if spec is not None and spec.kind == SeatKind.HUMAN:
         others = {canonical_key(i.email or "") for i in view.invitations if i.position != position}
         if canonical_key(spec.email or "") in others:
-            problems.append(SetupProblem(_("%(email)s is already playing in this game.", email=spec.email),
-                                         "players", 0))
+            problems.append(SetupProblem(GameError("already_playing", {"email": spec.email}), "players", 0))
         elif spec.name.casefold() in {i.name.casefold() for i in view.invitations if i.position != position}:
-            problems.append(SetupProblem(_("Two players are called %(name)s: give them different names.",
-                                           name=spec.name), "players", 0))
+            problems.append(SetupProblem(GameError("same_name", {"name": spec.name}), "players", 0))
     if problems or spec is None:
         raise SetupError(problems)
     if spec.kind == SeatKind.BOT:
@@ -223,9 +219,9 @@ def cancel_proposal(session: Session, cfg: Config, token: str, *, now: datetime 
     now = now or utcnow()
     proposal = _managed(session, cfg, token, lock=True)
     if proposal.status == ProposalStatus.STARTED:
-        raise GameError(_("This game has started already."), 409)
+        raise GameError("started_already")
     if proposal.status == ProposalStatus.CANCELLED:
-        raise GameError(_("This game was cancelled."), 409)
+        raise GameError("proposal_cancelled")
     return cancel(session, cfg, proposal, now=now)
 
 
@@ -288,20 +284,18 @@ def rematch(session: Session, cfg: Config, at: SeatedGame, *,
     if open_one is not None:
         if open_one.creator_position == seat.position:
             return proposal_view(session, cfg, open_one)
-        raise GameError(_("Another player has asked for a rematch of this game already: your invitation "
-                          "is in your email."), 409)
+        raise GameError("rematch_asked")
     if not is_over(game):
-        raise GameError(_("This game is not over yet: a rematch can start once it has ended."), 409)
+        raise GameError("rematch_not_over")
     if not seat.email or seat.kind != SeatKind.HUMAN:
-        raise GameError(_("Only a player with an email address can ask for a rematch."), 409)
+        raise GameError("rematch_needs_address")
     creator_email = seat.email.lower()
     if is_suppressed(session, creator_email):
-        raise GameError(_("This address asked us never to email it again."), 409)
+        raise GameError("creator_suppressed")
     never = suppressed_among(session, [s.email for s in seats if s.kind == SeatKind.HUMAN])
     gone = [s.name for s in seats if s.kind == SeatKind.HUMAN and s.email and s.email.lower() in never]
     if gone:
-        raise GameError(_("%(names)s asked never to receive email from us: start a new game instead.",
-                          names=", ".join(gone)), 409)
+        raise GameError("players_suppressed", {"names": ", ".join(gone)})
     # Humans are asked again (even one a bot played for); bots come back as they were.
     specs = [SeatSpec(name=s.name, kind=SeatKind.BOT, bot=s.bot) if s.kind == SeatKind.BOT
              else SeatSpec(name=s.name, email=(s.email or "").lower() or None) for s in seats]

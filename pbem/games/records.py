@@ -28,10 +28,9 @@ def export_record(session: Session, game_id: int, *, live: bool = False) -> dict
     """
     game = session.get(Game, game_id)
     if game is None:
-        raise NotFound(f"There is no game {game_id}.")
+        raise NotFound("no_game_numbered", {"game": game_id})
     if not live and not is_over(game):
-        raise GameNotOver(f"Game {game_id} is still being played: its record holds the deck (every hand and "
-                          "the draw pile), so it can be exported once the game is over.")
+        raise GameNotOver("record_of_live_game", {"game": game_id})
     seats = seats_of(session, game_id)
     return {
         "players": [s.name for s in seats],

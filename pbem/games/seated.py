@@ -14,12 +14,9 @@ from sqlmodel import Session
 
 from pbem.games.service import lock_game_with_seats
 from pbem.games.errors import NotFound
-from pbem.i18n import lazy
 from pbem.models import Game, GameStatus, Seat
 from pbem.store import load_state
 
-# The game a seat's credential names is no longer stored (said where a page shows it).
-GONE = lazy("This game does not exist any more.")
 
 
 @dataclass(frozen=True)
@@ -62,5 +59,5 @@ def lock_seated(session: Session, game_id: int, position: int) -> SeatedGame:
     game, seats = lock_game_with_seats(session, game_id)
     seat = next((s for s in seats if s.position == position), None)
     if seat is None:
-        raise NotFound(GONE)
+        raise NotFound("game_gone")
     return SeatedGame(game, seats, seat)

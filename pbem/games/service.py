@@ -28,8 +28,6 @@ from pbem.config import Config
 from pbem.letters import notify
 from pbem.mail.outbox import mail_domain  # the one Message-ID domain (thread ids too)
 from pbem.i18n import LANGUAGES, PSEUDO
-from pbem.i18n import gettext as _  # what a player reads: in the seat's language (pages domain)
-from pbem.games.move_refusals import move_refusal
 from pbem.models import Game, GameStatus, MoveRecord, Seat, SeatKind, utcnow
 from pbem.store import dump_state, load_state
 from pbem.games.address_prefs import remembered_preferences, seat_preferences
@@ -115,7 +113,7 @@ def create_game(
         state = engine.new_game([s.name for s in specs], teams=settings.teams, options=settings.options,
                                 seed=seed if deck is None else None, deck=deck)
     except engine.ConfigError as exc:
-        raise GameError(str(exc)) from None
+        raise GameError("engine_config", {"reason": str(exc)}) from None
 
     game = Game(
         **settings.columns(),
@@ -215,17 +213,17 @@ def lock_game_with_seats(session: Session, game_id: int) -> tuple[Game, list[Sea
     its seats (`seats_of`), in one round trip."""
     rows = session.exec(_LOCK_GAME_WITH_SEATS, params={"game_id": game_id}).all()
     if not rows:
-        raise NotFound(_("There is no such game."))
+        raise NotFound("no_such_game")
     return rows[0][0], [seat for _game, seat in rows]
 
 
 def check_running(game: Game) -> None:
     if game.status == GameStatus.PAUSED:
-        raise GameNotRunning(_("This game is paused: moves wait until an admin resumes it."), 409)
+        raise GameNotRunning("game_paused")
     if game.status == GameStatus.FINISHED:
-        raise GameNotRunning(_("This game is over: no more moves can be played."), 410)
+        raise GameNotRunning("game_finished")
     if game.status == GameStatus.ABORTED:
-        raise GameNotRunning(_("This game was stopped by an admin: no more moves can be played."), 410)
+        raise GameNotRunning("game_aborted")
 
 
 def refusal(session: Session, game: Game, position: int, move: dict[str, Any],
@@ -243,23 +241,20 @@ def refusal(session: Session, game: Game, position: int, move: dict[str, Any],
         played = session.exec(select(MoveRecord).where(
             MoveRecord.game_id == game.id, MoveRecord.number == expected_version + 1)).first()
         if played is not None and played.seat == position and json.loads(played.move_json) == move:
-            already = StaleMove(_("You already played this move; it counted once."))
-            already.already_played = True
-            return already
+            return StaleMove("already_played")
     try:
         check_running(game)
     except GameError as exc:
         return exc
     if stale:
-        return StaleMove(_("This link is from an older email: the game has moved on since. "
-                           "Open your game page to see the moves you have now."))
+        return StaleMove("old_link")
     if player is not None and player.handed_to_bot:
-        return SeatHandedToBot(_("A bot plays your seat now; ask the game's admin to hand it back to you."))
+        return SeatHandedToBot("handed_to_bot")
     if check_rules:
         try:
             engine.check_move(state or load_state(game), position, move)
         except engine.IllegalMove as exc:
-            return IllegalMoveError(move_refusal(exc))
+            return IllegalMoveError.of(exc)
     return None
 
 
@@ -273,9 +268,9 @@ def plan_move(session: Session, cfg: Config, game: Game, seats: list[Seat], posi
     try:
         move = engine.normalize_move(move)
     except engine.IllegalMove as exc:
-        raise IllegalMoveError(move_refusal(exc)) from None
+        raise IllegalMoveError.of(exc) from None
     if not 0 <= position < len(seats):
-        raise IllegalMoveError(_("There is no such seat in this game."))
+        raise IllegalMoveError("no_such_seat")
     problem = refusal(session, game, position, move, expected_version, check_rules=False,
                       player=seats[position] if source == "player" else None)
     if problem is not None:
@@ -283,7 +278,7 @@ def plan_move(session: Session, cfg: Config, game: Game, seats: list[Seat], posi
     try:
         state, events = engine.apply_move(state or load_state(game), position, move)
     except engine.IllegalMove as exc:
-        raise IllegalMoveError(move_refusal(exc)) from None
+        raise IllegalMoveError.of(exc) from None
     values: dict[str, Any] = {
         "state_json": dump_state(state), "version": state.version, "to_move": state.to_move,
         "updated_at": now,
@@ -320,14 +315,14 @@ def _store_rows(session: Session, planned: list[PlannedMove]) -> None:
     result = connection.execute(_STORE_MOVE, [
         {"b_id": p.game.id, "b_version": p.game.version, **p.values} for p in planned])
     if result.rowcount != len(planned):
-        raise StaleMove(_("Someone else's move was stored first. Open your game page."))
+        raise StaleMove("stored_first")
     try:
         connection.execute(_INSERT_MOVE, [
             {"game_id": p.game.id, "number": p.state.version, "seat": p.position,
              "move_json": json.dumps(p.move, sort_keys=True), "events_json": json.dumps(p.events),
              "source": p.source, "created_at": p.now} for p in planned])
     except IntegrityError:
-        raise StaleMove(_("This move was already stored. Open your game page.")) from None
+        raise StaleMove("stored_already") from None
 
 
 def _after_stored(session: Session, cfg: Config, planned: list[PlannedMove], *,

@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from dataclasses import field as dataclass_field
 from typing import Any
 
 import engine
-from pbem.games.errors import GameError
+from pbem.games.errors import GameError, declare_refusals
 from pbem.games.names import check_game_name
-from pbem.i18n import gettext as _  # what a player reads: in the reader's language
 from pbem.i18n import lazy
 from pbem.models import DEFAULT_DEADLINE_HOURS, DEFAULT_REMINDERS, Game, OnTimeout, Proposal
 
@@ -64,33 +63,49 @@ class GameSettings:
 DEFAULT_SETTINGS = GameSettings()  # frozen: one shared default is safe
 
 
-# Why settings are refused, by code: (the dashboard's and the command line's English, filled in
-# with the problem's params; the reader's sentence at /new, a msgid of the pages catalog).
-PROBLEM_WORDS: dict[str, tuple[str, str]] = {
-    "unreadable_options": ("{reason}", lazy("Choose what happens to the ships left on the table at the end.")),
-    "unknown_on_timeout": ("on_timeout must be one of {choices}.",
-                           lazy("Choose what happens when a player runs out of time.")),
-    "deadline_out_of_range": (DEADLINE_OUT_OF_RANGE, DEADLINE_OUT_OF_RANGE),
-    "bad_reminders": ("{reason}", lazy("Reminders are percentages of the time for a move, like 50,85.")),
-    "bad_game_name": ("{reason}", lazy("A game name has at most 80 characters and no line breaks.")),
+declare_refusals({
+    "deadline_out_of_range": (DEADLINE_OUT_OF_RANGE, 400),
+    "reminders_unreadable": (lazy("Reminders are percentages of the deadline separated by commas, like 50,85, "
+                                  "not %(text)s."), 400),
+    "reminder_out_of_range": (lazy("Each reminder must fall between 0 and 100 percent of the deadline."), 400),
+    "unknown_on_timeout": (lazy("on_timeout must be one of %(choices)s."), 400),
+    # the /new form's words: what the visitor chooses there, not how the option is spelled
+    "form_options_unreadable": (lazy("Choose what happens to the ships left on the table at the end."), 400),
+    "form_on_timeout": (lazy("Choose what happens when a player runs out of time."), 400),
+    "form_bad_reminders": (lazy("Reminders are percentages of the time for a move, like 50,85."), 400),
+    "form_bad_game_name": (lazy("A game name has at most 80 characters and no line breaks."), 400),
+})
+# Why settings are refused, by code: the refusal the dashboard and the command line show (None:
+# the check's own refusal, `SettingsProblem.reason`), and the one the /new form shows.
+PROBLEM_CODES: dict[str, tuple[str | None, str]] = {
+    "unreadable_options": (None, "form_options_unreadable"),
+    "unknown_on_timeout": ("unknown_on_timeout", "form_on_timeout"),
+    "deadline_out_of_range": ("deadline_out_of_range", "deadline_out_of_range"),
+    "bad_reminders": (None, "form_bad_reminders"),
+    "bad_game_name": (None, "form_bad_game_name"),
 }
 
 
 @dataclass(frozen=True)
 class SettingsProblem:
-    """A refused setting: `code` (a key of PROBLEM_WORDS), the entry's `field` it is about (None:
-    the options as a whole), `params` for its English. Worded where it is shown: `english()` on
-    the dashboard and the command line, `text()` at /new."""
+    """A refused setting: `code` (a key of PROBLEM_CODES), the entry's `field` it is about (None:
+    the options as a whole), `params` of its refusal, `reason` the check's own refusal. Each entry
+    words it: `refusal()` on the dashboard and the command line (the exact reason), `refusal(form=True)`
+    at /new (what to choose)."""
 
     code: str
     field: str | None = None
     params: Mapping[str, str] = dataclass_field(default_factory=dict)
+    reason: GameError | None = None
 
-    def english(self) -> str:
-        return PROBLEM_WORDS[self.code][0].format(**self.params)
-
-    def text(self) -> str:
-        return _(PROBLEM_WORDS[self.code][1])
+    def refusal(self, *, form: bool = False) -> GameError:
+        admin, reader = PROBLEM_CODES[self.code]
+        if form:
+            return GameError(reader, self.params)
+        if admin is None:
+            assert self.reason is not None, f"{self.code} is worded by its reason"
+            return self.reason
+        return GameError(admin, self.params)
 
 
 def read_settings(*, name: str = "", teams: bool = False,
@@ -105,7 +120,7 @@ def read_settings(*, name: str = "", teams: bool = False,
     try:
         opts = options if isinstance(options, engine.Options) else parse_options(options)
     except GameError as exc:
-        problems.append(SettingsProblem("unreadable_options", None, {"reason": exc.message}))
+        problems.append(SettingsProblem("unreadable_options", None, reason=exc))
         opts = engine.Options()
     try:
         timeout = OnTimeout(on_timeout)
@@ -116,25 +131,33 @@ def read_settings(*, name: str = "", teams: bool = False,
                         on_timeout=timeout, table_talk=table_talk), problems
 
 
-def settings_problems(settings: GameSettings, unread: Sequence[SettingsProblem] = ()) -> list[SettingsProblem]:
+def checked_settings(settings: GameSettings, unread: Sequence[SettingsProblem] = ()
+                     ) -> tuple[GameSettings, list[SettingsProblem]]:
     """What is wrong with the clock (the timeout policy, the deadline, the reminders) and the
-    game's name: every entry's one check, each entry wording it (`SettingsProblem.english` or
-    `.text`). The options for these players are the setup's (`setup.setup_problems`)."""
+    game's name, and the settings normalised as they are checked (the name's spaces off, the
+    ladder sorted): every entry's one check, each entry wording it (`SettingsProblem.refusal`).
+    The options for these players are the setup's (`setup.setup_problems`)."""
     problems = [u for u in unread if u.code == "unknown_on_timeout"]
+    name, reminders = "", settings.reminders
     try:
         check_deadline_hours(settings.deadline_hours)
     except GameError:
         problems.append(SettingsProblem("deadline_out_of_range", "deadline_hours"))
     try:
-        reminder_ladder(settings.reminders)
+        reminders = ",".join(f"{p:g}" for p in reminder_ladder(settings.reminders))
     except GameError as exc:
-        problems.append(SettingsProblem("bad_reminders", "reminders", {"reason": exc.message}))
+        problems.append(SettingsProblem("bad_reminders", "reminders", reason=exc))
     if settings.name.strip():
         try:
-            check_game_name(settings.name)
+            name = check_game_name(settings.name)
         except GameError as exc:
-            problems.append(SettingsProblem("bad_game_name", "name", {"reason": exc.message}))
-    return problems
+            problems.append(SettingsProblem("bad_game_name", "name", reason=exc))
+    return replace(settings, name=name, reminders=reminders), problems
+
+
+def settings_problems(settings: GameSettings, unread: Sequence[SettingsProblem] = ()) -> list[SettingsProblem]:
+    """`checked_settings`' problems alone."""
+    return checked_settings(settings, unread)[1]
 
 
 def parse_options(options: Mapping[str, Any] | None) -> engine.Options:
@@ -146,7 +169,7 @@ def parse_options(options: Mapping[str, Any] | None) -> engine.Options:
     try:
         return engine.Options.from_json(values)
     except engine.ConfigError as exc:
-        raise GameError(str(exc)) from None
+        raise GameError("engine_config", {"reason": str(exc)}) from None
 
 
 def check_deadline_hours(hours: float) -> float:
@@ -154,7 +177,7 @@ def check_deadline_hours(hours: float) -> float:
     (NaN and infinity refused), or GameError: every entry's one check."""
     if isinstance(hours, bool) or not isinstance(hours, (int, float)) \
             or not MIN_DEADLINE_HOURS <= hours <= MAX_DEADLINE_HOURS:  # NaN compares false
-        raise GameError(_(DEADLINE_OUT_OF_RANGE))
+        raise GameError("deadline_out_of_range")
     return float(hours)
 
 
@@ -170,9 +193,8 @@ def reminder_ladder(text: str) -> list[float]:
     try:
         ladder = sorted(float(p) for p in text.split(",") if p.strip())
     except ValueError:
-        raise GameError(f"Reminders are percentages of the deadline separated by commas, like 50,85, "
-                        f"not {text!r}.") from None
+        raise GameError("reminders_unreadable", {"text": repr(text)}) from None
     if any(not 0 < p < 100 for p in ladder):  # also refuses NaN
-        raise GameError("Each reminder must fall between 0 and 100 percent of the deadline.")
+        raise GameError("reminder_out_of_range")
     return ladder
 

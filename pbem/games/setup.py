@@ -1,9 +1,11 @@
 """A new game's setup checked: players and their names, addresses, the deal, and the GameSettings
 (pbem/games/settings.py) for these players.
 
-Two checks stand side by side: `check_setup` (the CLI, the admin form and `create_game`: English
-sentences, each on its seat and field) and `form_problems` (the /new form and a creator's
-replacement: the reader's language)."""
+Every problem is a refusal by its code (`pbem.refusals`), worded where it is shown: the CLI and
+the admin form in English, /new in the reader's language. `check_setup` checks and normalises in
+one pass (the CLI, the admin form, `create_game`, and /new once its form is read); `form_problems`
+reads the /new form (and a creator's replacement) in the words of what the visitor types. Both
+name a seat's problem with `named` (a seat for the dashboard, a line for the form)."""
 from __future__ import annotations
 
 import re
@@ -16,13 +18,14 @@ from sqlmodel import Session
 
 import engine
 import engine.bots
-from pbem.addresses import AddressRefused, canonical_key, check_address
-from pbem.games.errors import GameError
-from pbem.games.settings import DEFAULT_SETTINGS, GameSettings, SettingsProblem, reminder_ladder, settings_problems
-from pbem.games.names import (HIDDEN_IN_NAME, MAX_NAME_LENGTH, NAME_NEEDED, NOT_IN_NAMES, check_game_name, check_name,
+from pbem.addresses import NOT_AN_ADDRESS, AddressRefused, canonical_key, check_address
+from pbem.games.errors import GameError, declare_refusals
+from pbem.games.settings import (DEFAULT_SETTINGS, GameSettings, SettingsProblem, checked_settings, reminder_ladder,
+                                 settings_problems)
+from pbem.games.names import (HIDDEN_IN_NAME, MAX_NAME_LENGTH, NOT_IN_NAMES, check_name,
                               hides_characters)
 from pbem.i18n import LANGUAGES
-from pbem.i18n import gettext as _  # what a player reads: in the seat's language (pages domain)
+from pbem.i18n import lazy
 from pbem.mail.suppression import suppressed_among
 from pbem.models import SeatKind
 
@@ -45,15 +48,57 @@ _PLAYER_RE = re.compile(r"^\s*(?P<name>.*?)\s*<(?P<email>[^<>]*)>\s*$", re.S)
 _LANGUAGE_RE = re.compile(r"^(?P<player>.*?)\s*\[\s*(?P<code>[^\[\]]*?)\s*\]\s*$", re.S)
 
 
+# Why a setup is refused, by code. The dashboard and the command line name a seat ("Seat 2 (Bob):
+# ..."), the /new form a line of its players ("Line 2: ..."): `SetupProblem.refusal` wraps the
+# problem in its entry's naming.
+declare_refusals({
+    "unknown_language": (lazy("Unknown language %(code)s: choose one of %(choices)s."), 400),
+    "unknown_bot": (lazy("Unknown bot %(bot)s: choose one of %(choices)s."), 400),
+    "not_a_player": (lazy("%(text)s is not a player like 'Ann <ann@example.com>' or 'bot:greedy'."), 400),
+    "bad_address": (NOT_AN_ADDRESS, 400),
+    "person_needs_email": (lazy("A person needs an email address (or choose a bot)."), 400),
+    "same_email": (lazy("Two seats have the same email address."), 400),
+    "same_name": (lazy("Two players are called %(name)s: give them different names."), 400),
+    "already_playing": (lazy("%(email)s is already playing in this game."), 400),
+    "seed_and_deck": (lazy("Give a seed or a deck, not both."), 400),
+    "seat_suppressed": (lazy("%(email)s asked never to be emailed by us; choose another player."), 409),
+    # how an entry names where a problem is
+    "at_seat": (lazy("Seat %(seat)d: %(problem)s"), 400),
+    "at_named_seat": (lazy("Seat %(seat)d (%(name)s): %(problem)s"), 400),
+    "at_line": (lazy("Line %(seat)d: %(problem)s"), 400),
+    # the /new form's words for what the visitor types
+    "form_your_name": (lazy("Write your name as the other players will see it."), 400),
+    "form_hidden_in_name": (HIDDEN_IN_NAME, 400),
+    "form_name_rule": (lazy("A name has at most 40 characters and no line breaks."), 400),
+    "form_your_email": (lazy("Write your email address, like ann@example.com."), 400),
+    "form_line_same_name": (lazy("Line %(n)d: two players are called %(name)s: give them different names."), 400),
+    "form_no_other_player": (lazy("Add at least one other player: a friend or a bot."), 400),
+    "form_team_count": (lazy("Team play needs 4, 6 or 8 players with you; you have %(n)d."), 400),
+    "form_player_count": (lazy("Korsar is played by 2 to 5 players alone (4, 6 or 8 in teams); "
+                               "with you, you have %(n)d."), 400),
+    "form_waiting_time": (lazy("The waiting time is only for games of 2 or 3 players alone."), 400),
+    "form_no_such_bot": (lazy("%(line)s: there is no such bot. Write one of %(bots)s."), 400),
+    "form_not_a_player": (lazy("%(line)s: write a player as Name <email@example.com>, or a bot as bot:greedy."),
+                          400),
+})
+
+
 def check_language(code: str) -> str:
     """A language we speak ("fr", "FR" -> "fr"), or GameError."""
     if code.strip().lower() not in LANGUAGES:
-        raise GameError(f"Unknown language {code.strip()!r}: choose one of {', '.join(LANGUAGES)}.")
+        raise GameError("unknown_language", {"code": repr(code.strip()), "choices": ", ".join(LANGUAGES)})
     return code.strip().lower()
 
 
 class BadAddress(GameError):
-    """An address we do not write to: `message` says why, in the reader's language."""
+    """An address we do not write to, worded by `pbem.addresses` (why, the address said back)."""
+
+    def __init__(self, refused: AddressRefused) -> None:
+        super().__init__("bad_address")
+        self.refused = refused
+
+    def sentence(self) -> str:
+        return self.refused.sentence
 
 
 def check_email(address: str) -> str:
@@ -62,7 +107,11 @@ def check_email(address: str) -> str:
     try:
         return check_address(address)
     except AddressRefused as exc:
-        raise BadAddress(exc.sentence) from None
+        raise BadAddress(exc) from None
+
+
+def _unknown_bot(bot: str | None) -> GameError:
+    return GameError("unknown_bot", {"bot": repr(bot), "choices": ", ".join(engine.bots.BOTS)})
 
 
 def parse_player(text: str) -> SeatSpec:
@@ -75,7 +124,7 @@ def parse_player(text: str) -> SeatSpec:
     if text.lower().startswith("bot:"):
         bot = text[4:].strip().lower()
         if bot not in engine.bots.BOTS:
-            raise GameError(f"Unknown bot {bot!r}: choose one of {', '.join(engine.bots.BOTS)}.")
+            raise _unknown_bot(bot)
         return SeatSpec(name=f"{bot.capitalize()} bot", kind=SeatKind.BOT, bot=bot)
     match = _PLAYER_RE.match(text)
     if match:
@@ -83,7 +132,7 @@ def parse_player(text: str) -> SeatSpec:
     if "@" in text and "<" not in text and not any(ch.isspace() for ch in text):
         address = check_email(text)
         return SeatSpec(name=check_name(address.split("@")[0]), email=address)
-    raise GameError(f"{text!r} is not a player like 'Ann <ann@example.com>' or 'bot:greedy'.")
+    raise GameError("not_a_player", {"text": repr(text)})
 
 
 def _number_bots(specs: list[SeatSpec]) -> list[SeatSpec]:
@@ -103,21 +152,30 @@ def _number_bots(specs: list[SeatSpec]) -> list[SeatSpec]:
 
 @dataclass(frozen=True)
 class SetupProblem:
-    """One reason a game's setup is refused: `seat` (0-based, in the order given) and `field`
-    ("name", "email", "bot" of that seat) say where; without a seat, `field` is the game's
-    ("name", "waiting_time", "deadline_hours", "reminders", "on_timeout") or None (the whole)."""
+    """One reason a game's setup is refused (`refusal`): `seat` (0-based, in the order given) and
+    `field` ("name", "email", "bot" of that seat) say where; without a seat, `field` is the game's
+    ("name", "waiting_time", "deadline_hours", "reminders", "on_timeout") or None (the whole).
+    `message` is the refusal in the language in force where it is read."""
 
-    message: str
+    refusal: GameError
     field: str | None = None
     seat: int | None = None
 
+    @property
+    def message(self) -> str:
+        return self.refusal.text()
+
 
 class SetupError(GameError):
-    """A refused setup: `message` is the first problem (one line), `problems` all of them."""
+    """A refused setup (400): its sentence is the first problem's (one line), `problems` all of them."""
 
     def __init__(self, problems: list[SetupProblem]) -> None:
-        super().__init__(problems[0].message)
+        first = problems[0].refusal
+        super().__init__(first.code, first.params, 400)
         self.problems = problems
+
+    def sentence(self) -> str:
+        return self.problems[0].refusal.sentence()
 
 
 @dataclass(frozen=True)
@@ -133,12 +191,91 @@ class GameSetup:
         return reminder_ladder(self.settings.reminders)
 
 
-def _problem(check: Any, value: Any, field: str | None, seat: int | None = None) -> SetupProblem | None:
+SEAT, LINE = "seat", "line"  # how an entry names where a problem is: "Seat 2 (Bob): ...", "Line 2: ..."
+
+
+def named(problem: SetupProblem, players: Sequence[SeatSpec], naming: str = SEAT) -> SetupProblem:
+    """A seat's problem saying which seat it is, as the entry names it: the dashboard and the
+    command line a seat with its name ("Seat 2 (Bob): ..."), the /new form a line of its
+    players ("Line 2: ..."). The form marks the seat's field besides."""
+    if problem.seat is None:
+        return problem
+    number = problem.seat + 1
+    if naming == LINE:
+        return replace(problem, refusal=GameError("at_line", {"seat": number, "problem": problem.refusal}))
+    name = unicodedata.normalize("NFC", players[problem.seat].name).strip() if problem.seat < len(players) else ""
+    if name and len(name) <= MAX_NAME_LENGTH and not NOT_IN_NAMES.search(name) and not hides_characters(name):
+        return replace(problem, refusal=GameError("at_named_seat", {"seat": number, "name": name,
+                                                                     "problem": problem.refusal}))
+    return replace(problem, refusal=GameError("at_seat", {"seat": number, "problem": problem.refusal}))
+
+
+def _checked(check: Any, value: Any, field: str | None, seat: int | None, problems: list[SetupProblem]) -> Any:
+    """`check(value)`, or None with its refusal added to `problems`."""
     try:
-        check(value)
+        return check(value)
     except GameError as exc:
-        return SetupProblem(exc.message, field, seat)
-    return None
+        problems.append(SetupProblem(exc, field, seat))
+        return None
+
+
+def _setup(players: Sequence[SeatSpec], settings: GameSettings, *, seed: int | None, deck: list[str] | None,
+           unread: Sequence[SettingsProblem]) -> tuple[list[SetupProblem], GameSetup | None]:
+    """The one pass of every check (`setup_problems`), normalising as it checks: its problems
+    (each seat's named), and the setup normalised when there are none."""
+    problems: list[SetupProblem] = []
+    specs: list[SeatSpec] = []
+    seen_names: set[str] = set()
+    seen_emails: set[str] = set()
+    for seat, spec in enumerate(players):
+        if spec.language is not None and spec.language not in LANGUAGES:
+            _checked(check_language, spec.language, "language", seat, problems)
+        if spec.kind == SeatKind.BOT:
+            if spec.bot not in engine.bots.BOTS:
+                problems.append(SetupProblem(_unknown_bot(spec.bot), "bot", seat))
+            specs.append(replace(spec, name=_checked(check_name, spec.name, "name", seat, problems) or spec.name))
+            seen_names.add(unicodedata.normalize("NFC", spec.name).strip().casefold())
+            continue
+        name = _checked(check_name, spec.name, "name", seat, problems) or spec.name
+        if spec.name.strip():
+            key = unicodedata.normalize("NFC", spec.name).strip().casefold()
+            if key in seen_names:
+                problems.append(SetupProblem(GameError("same_name", {"name": repr(spec.name.strip())})))
+            seen_names.add(key)
+        if not spec.email:
+            problems.append(SetupProblem(GameError("person_needs_email"), "email", seat))
+            continue
+        email = _checked(check_email, spec.email, "email", seat, problems)
+        if email is not None:  # one mailbox, one seat: ann@ and Ann+x@ are the same person
+            if canonical_key(spec.email) in seen_emails:
+                problems.append(SetupProblem(GameError("same_email")))
+            seen_emails.add(canonical_key(spec.email))
+        specs.append(replace(spec, name=name, email=email))
+    teams, opts = settings.teams, settings.options
+    problems += [SetupProblem(u.refusal(), u.field) for u in unread if u.code == "unreadable_options"]
+    try:  # how many players and teams: the engine's rules (R2)...
+        engine.check_config(len(players), teams, engine.Options())
+    except engine.ConfigError as exc:
+        problems.append(SetupProblem(GameError("engine_config", {"reason": str(exc)})))
+    else:  # ...then the options for them (the waiting time is only for 2 or 3 alone)
+        try:
+            engine.check_config(len(players), teams, opts)
+        except engine.ConfigError as exc:
+            problems.append(SetupProblem(GameError("engine_config", {"reason": str(exc)}),
+                                         "waiting_time" if opts.waiting_time else None))
+    checked_deck = None
+    if seed is not None and deck is not None:
+        problems.append(SetupProblem(GameError("seed_and_deck")))
+    elif deck is not None:
+        try:
+            checked_deck = engine.validate_deck(deck)
+        except engine.ConfigError as exc:
+            problems.append(SetupProblem(GameError("engine_config", {"reason": str(exc)})))
+    checked, refused = checked_settings(settings, unread)
+    problems += [SetupProblem(p.refusal(), p.field) for p in refused]
+    if problems:
+        return [named(p, players) for p in problems], None
+    return [], GameSetup(specs=_number_bots(specs), settings=checked, deck=checked_deck)
 
 
 def setup_problems(players: Sequence[SeatSpec], settings: GameSettings = DEFAULT_SETTINGS, *,
@@ -148,90 +285,24 @@ def setup_problems(players: Sequence[SeatSpec], settings: GameSettings = DEFAULT
     `create_game` alike: names, addresses (one address per seat, whatever its case), bots, the
     number of players (the engine's R2), options, the deal and the clock. `unread`: the settings
     `read_settings` could not read, each said in its place."""
-    problems: list[SetupProblem | None] = []
-    seen_names: set[str] = set()
-    seen_emails: set[str] = set()
-    for seat, spec in enumerate(players):
-        if spec.language is not None and spec.language not in LANGUAGES:
-            problems.append(_problem(check_language, spec.language, "language", seat))
-        if spec.kind == SeatKind.BOT:
-            if spec.bot not in engine.bots.BOTS:
-                problems.append(SetupProblem(
-                    f"Unknown bot {spec.bot!r}: choose one of {', '.join(engine.bots.BOTS)}.", "bot", seat))
-            problems.append(_problem(check_name, spec.name, "name", seat))
-            seen_names.add(unicodedata.normalize("NFC", spec.name).strip().casefold())
-            continue
-        if not spec.name.strip():
-            problems.append(SetupProblem(NAME_NEEDED, "name", seat))
-        else:
-            problems.append(_problem(check_name, spec.name, "name", seat))
-            key = unicodedata.normalize("NFC", spec.name).strip().casefold()
-            if key in seen_names:
-                problems.append(SetupProblem(
-                    f"Two players are called {spec.name.strip()!r}: give them different names."))
-            seen_names.add(key)
-        if not spec.email:
-            problems.append(SetupProblem("A person needs an email address (or choose a bot).", "email", seat))
-            continue
-        bad_email = _problem(check_email, spec.email, "email", seat)
-        problems.append(bad_email)
-        if bad_email is None:  # one mailbox, one seat: ann@ and Ann+x@ are the same person
-            if canonical_key(spec.email) in seen_emails:
-                problems.append(SetupProblem("Two seats have the same email address."))
-            seen_emails.add(canonical_key(spec.email))
-    teams, opts = settings.teams, settings.options
-    problems += [SetupProblem(u.english(), u.field) for u in unread if u.code == "unreadable_options"]
-    try:  # how many players and teams: the engine's rules (R2)...
-        engine.check_config(len(players), teams, engine.Options())
-    except engine.ConfigError as exc:
-        problems.append(SetupProblem(str(exc)))
-    else:  # ...then the options for them (the waiting time is only for 2 or 3 alone)
-        try:
-            engine.check_config(len(players), teams, opts)
-        except engine.ConfigError as exc:
-            problems.append(SetupProblem(str(exc), "waiting_time" if opts.waiting_time else None))
-    if seed is not None and deck is not None:
-        problems.append(SetupProblem("Give a seed or a deck, not both."))
-    elif deck is not None:
-        try:
-            engine.validate_deck(deck)
-        except engine.ConfigError as exc:
-            problems.append(SetupProblem(str(exc)))
-    problems += [SetupProblem(p.english(), p.field) for p in settings_problems(settings, unread)]
-    return [_naming_the_seat(p, players) for p in problems if p is not None]
-
-
-def _naming_the_seat(problem: SetupProblem, players: Sequence[SeatSpec]) -> SetupProblem:
-    """A seat's problem says which seat it is ("Seat 2 (Bob): ..."): the CLI shows the sentence
-    alone, and the form marks the seat's field besides."""
-    if problem.seat is None:
-        return problem
-    name = unicodedata.normalize("NFC", players[problem.seat].name).strip()
-    shown = f" ({name})" if (name and len(name) <= MAX_NAME_LENGTH and not NOT_IN_NAMES.search(name)
-                              and not hides_characters(name)) else ""
-    return SetupProblem(f"Seat {problem.seat + 1}{shown}: {problem.message}", problem.field, problem.seat)
+    return _setup(players, settings, seed=seed, deck=deck, unread=unread)[0]
 
 
 def check_setup(players: Sequence[SeatSpec | str], settings: GameSettings = DEFAULT_SETTINGS, *,
                 seed: int | None = None, deck: list[str] | None = None,
                 unread: Sequence[SettingsProblem] = ()) -> GameSetup:
-    """The setup, normalised, or SetupError with every problem (`setup_problems`)."""
+    """The setup, normalised in the same pass that checks it, or SetupError with every problem
+    (`setup_problems`); a player written as text that cannot be read is refused alone."""
     specs = []
     for seat, player in enumerate(players):
         try:
             specs.append(player if isinstance(player, SeatSpec) else parse_player(player))
         except GameError as exc:
-            raise SetupError([SetupProblem(f"Seat {seat + 1}: {exc.message}", "name", seat)]) from None
-    problems = setup_problems(specs, settings, seed=seed, deck=deck, unread=unread)
-    if problems:
+            raise SetupError([replace(named(SetupProblem(exc, "name", seat), ()), field="name")]) from None
+    problems, setup = _setup(specs, settings, seed=seed, deck=deck, unread=unread)
+    if setup is None:
         raise SetupError(problems)
-    return GameSetup(
-        specs=_number_bots([replace(s, name=check_name(s.name), email=s.email and check_email(s.email))
-                            for s in specs]),
-        settings=replace(settings, name=check_game_name(settings.name) if settings.name.strip() else "",
-                         reminders=",".join(f"{p:g}" for p in reminder_ladder(settings.reminders))),
-        deck=engine.validate_deck(deck) if deck is not None else None,
-    )
+    return setup
 
 
 def refuse_suppressed(session: Session, specs: Sequence[SeatSpec]) -> None:
@@ -239,8 +310,9 @@ def refuse_suppressed(session: Session, specs: Sequence[SeatSpec]) -> None:
     CLI's words: English)."""
     never = suppressed_among(session, [s.email for s in specs])
     if never:
-        raise SetupError([SetupProblem(f"Seat {seat + 1} ({spec.name}): {spec.email} asked never to be "
-                                       "emailed by us; choose another player.", "email", seat)
+        raise SetupError([SetupProblem(GameError("at_named_seat", {
+                              "seat": seat + 1, "name": spec.name,
+                              "problem": GameError("seat_suppressed", {"email": spec.email})}), "email", seat)
                           for seat, spec in enumerate(specs) if (spec.email or "").lower() in never])
 
 
@@ -250,8 +322,8 @@ def player_lines(players: str) -> list[str]:
 
 def form_problems(your_name: str, your_email: str, lines: list[str], settings: GameSettings,
                   unread: Sequence[SettingsProblem] = ()) -> tuple[list[SetupProblem], list[SeatSpec]]:
-    """The form's problems in the reader's language, each on its field (and line), and the seats
-    (the creator first) when there are none."""
+    """The form's problems, each on its field (and line), worded where they are shown (the
+    reader's language), and the seats (the creator first) when there are none."""
     teams = settings.teams
     problems: list[SetupProblem] = []
     creator_name = creator_email = ""
@@ -262,8 +334,7 @@ def form_problems(your_name: str, your_email: str, lines: list[str], settings: G
     try:
         creator_email = check_email(your_email).lower()
     except GameError as exc:  # what is wrong with the address, once there is one
-        problems.append(SetupProblem(exc.message if your_email.strip()
-                                     else _("Write your email address, like ann@example.com."), "your_email"))
+        problems.append(SetupProblem(exc if your_email.strip() else GameError("form_your_email"), "your_email"))
     specs = [SeatSpec(name=creator_name, email=creator_email)]
     names = {creator_name.casefold()} if creator_name else set()
     emails = {canonical_key(creator_email)} if creator_email else set()  # mailboxes: ann@ is Ann+x@
@@ -271,7 +342,7 @@ def form_problems(your_name: str, your_email: str, lines: list[str], settings: G
         try:
             spec = parse_player(line)
         except BadAddress as exc:
-            problems.append(SetupProblem(exc.message, "players", index))
+            problems.append(SetupProblem(exc, "players", index))
             continue
         except GameError:
             problems.append(SetupProblem(_line_problem(line), "players", index))
@@ -279,29 +350,25 @@ def form_problems(your_name: str, your_email: str, lines: list[str], settings: G
         if spec.kind == SeatKind.HUMAN:
             address = (spec.email or "").lower()
             if canonical_key(address) in emails:
-                problems.append(SetupProblem(
-                    _("Line %(n)d: %(email)s is already playing in this game.", n=index + 1, email=address),
-                    "players", index))
+                problems.append(named(SetupProblem(GameError("already_playing", {"email": address}),
+                                                   "players", index), (), LINE))
             elif spec.name.casefold() in names:
-                problems.append(SetupProblem(
-                    _("Line %(n)d: two players are called %(name)s: give them different names.",
-                      n=index + 1, name=spec.name), "players", index))
+                problems.append(SetupProblem(GameError("form_line_same_name", {"n": index + 1, "name": spec.name}),
+                                             "players", index))
             names.add(spec.name.casefold())
             emails.add(canonical_key(address))
             spec = SeatSpec(name=spec.name, email=address, language=spec.language)
         specs.append(spec)
     if not lines:
-        problems.append(SetupProblem(_("Add at least one other player: a friend or a bot."), "players"))
+        problems.append(SetupProblem(GameError("form_no_other_player"), "players"))
     elif not any(p.field == "players" for p in problems):
         count = len(lines) + 1
         try:  # how many may play: the engine's rule (R2.3), said in the reader's words
             engine.check_config(count, teams, engine.Options())
         except engine.ConfigError:
-            problems.append(SetupProblem(
-                _("Team play needs 4, 6 or 8 players with you; you have %(n)d.", n=count) if teams else
-                _("Korsar is played by 2 to 5 players alone (4, 6 or 8 in teams); with you, you have %(n)d.",
-                  n=count), "players"))
-    problems += [SetupProblem(p.text(), p.field) for p in settings_problems(settings, unread)]
+            problems.append(SetupProblem(GameError("form_team_count" if teams else "form_player_count",
+                                                   {"n": count}), "players"))
+    problems += [SetupProblem(p.refusal(form=True), p.field) for p in settings_problems(settings, unread)]
     return problems + _option_problems(settings, unread, count=len(lines) + 1), specs
 
 
@@ -310,26 +377,25 @@ def _option_problems(settings: GameSettings, unread: Sequence[SettingsProblem], 
     """The engine's options, asked of the engine (R2.3, R7), said in the reader's words."""
     for problem in unread:
         if problem.code == "unreadable_options":  # at /new, what is unreadable is the settlement's select
-            return [SetupProblem(problem.text(), "end_settlement")]
+            return [SetupProblem(problem.refusal(form=True), "end_settlement")]
     try:
         engine.check_config(count, settings.teams, settings.options)
     except engine.ConfigError:  # the player count itself is refused elsewhere, on its own field
         if settings.options.waiting_time:
-            return [SetupProblem(_("The waiting time is only for games of 2 or 3 players alone."), "waiting_time")]
+            return [SetupProblem(GameError("form_waiting_time"), "waiting_time")]
     return []
 
 
-def _name_problem(text: str) -> str:
+def _name_problem(text: str) -> GameError:
     if not text.strip():
-        return _("Write your name as the other players will see it.")
+        return GameError("form_your_name")
     if hides_characters(text):
-        return _(HIDDEN_IN_NAME)
-    return _("A name has at most 40 characters and no line breaks.")
+        return GameError("form_hidden_in_name")
+    return GameError("form_name_rule")
 
 
-def _line_problem(line: str) -> str:
+def _line_problem(line: str) -> GameError:
     if line.lower().startswith("bot:"):
-        return _("%(line)s: there is no such bot. Write one of %(bots)s.", line=line[:60],
-                 bots=", ".join(f"bot:{name}" for name in engine.bots.BOTS))
-    return _("%(line)s: write a player as Name <email@example.com>, or a bot as bot:greedy.",
-             line=line[:60])
+        return GameError("form_no_such_bot", {"line": line[:60],
+                                              "bots": ", ".join(f"bot:{name}" for name in engine.bots.BOTS)})
+    return GameError("form_not_a_player", {"line": line[:60]})

@@ -43,6 +43,7 @@ from pbem.i18n import lazy
 from pbem.inbound import commands, ours, quotes
 from pbem.inbound.bounds import Rejected
 from pbem.inbound.message import Inbound, read_message
+from pbem.refusals import Refusal
 from pbem.letters import replies
 from pbem.present import phrases
 from pbem.letters.heard import take_unread
@@ -214,7 +215,7 @@ class _Reply:
                                            reading.move, expected_version=self.token.version,
                                            source="player", now=self.now, game=self.game, seats=self.seats)
         except errors.GameError as exc:
-            return self._refused(exc.message, exc.message)
+            return self._refused(exc.message, exc)
 
     def _played(self, outcome: service.MoveOutcome) -> Handled:
         """The reply's other lines go on with the move played, and the answer says what happened."""
@@ -248,10 +249,10 @@ class _Reply:
         if isinstance(refused, errors.StaleMove):
             return self._refused("old turn", _(MOVED_ON), since=self.token.version)
         if isinstance(refused, errors.GameNotRunning):
-            return self._refused(self.game.status, refused.message)
+            return self._refused(self.game.status, refused)
         if isinstance(refused, errors.SeatHandedToBot):
-            return self._refused("bot plays", refused.message)
-        return self._refused(refused.message, refused.message)
+            return self._refused("bot plays", refused)
+        return self._refused(refused.message, refused)
 
     def _no_move(self) -> str:
         return _(NO_MOVE if self.state.to_move == self.seat.position else NOT_YOUR_TURN)
@@ -275,7 +276,9 @@ class _Reply:
         return Handled("talk", "words passed on only", self._answer(self.state, reason=reason), self.game.id,
                        self.passed)
 
-    def _refused(self, why: str, reason: str, since: int | None = None) -> Handled:
+    def _refused(self, why: str, reason: str | Refusal, since: int | None = None) -> Handled:
+        """Not played: `why` for the log, `reason` for the seat (a refusal is worded in its
+        language by the answer)."""
         if self.reading.remarks and not self.passed and not self.notes and self.reading.command is not None:
             self.notes.append(_(NOT_PLAYED_NOT_PASSED))
         return Handled("refused", why, self._answer(self.state, reason=reason, since=since), self.game.id,

@@ -20,6 +20,7 @@ from typing import Any
 from sqlmodel import Session
 
 import pbem.i18n as i18n
+from pbem.i18n import lazy
 from pbem.config import Config
 from pbem.letters import emails, notify
 from pbem.letters.emails import reminder_extra
@@ -27,6 +28,7 @@ from pbem.letters.send import build, queue, wants_mail
 from pbem.mail.outbox import Email, OutboxRow
 from pbem.mail.writers import Cancel, register_writer
 from pbem.models import Game, GameStatus, OutboxMessage, Seat
+from pbem.refusals import Refusal, declare_refusals
 from pbem.schedule import is_clocked, on_vacation
 from pbem.store import load_state
 
@@ -36,17 +38,25 @@ DEFERRED_TEXT = ("This reminder is written from the game as it stands just befor
                  "the player's hand, the table and fresh move links.")
 
 
-def no_reminder_reason(seat: Seat | None, now: datetime) -> str | None:
+declare_refusals({  # why the admin's nudge sends no reminder
+    "nobody_human_to_move": (lazy("Nobody (human) is to move in this game."), 409),
+    "no_address_to_remind": (lazy('%(name)s has no email address: set one with "change email".'), 409),
+    "reminders_switched_off": (lazy("%(name)s has switched reminders off; "
+                                    "resend the turn email instead (it always goes out)."), 409),
+    "reminder_after_vacation": (lazy("%(name)s is on vacation: reminders wait until they are back."), 409),
+})
+
+
+def no_reminder_reason(seat: Seat | None, now: datetime) -> Refusal | None:
     """Why the seat to move gets no reminder now (the admin's nudge says it), or None."""
     if seat is None or not is_clocked(seat):
-        return "Nobody (human) is to move in this game."
+        return Refusal("nobody_human_to_move")
     if not wants_mail(seat):
-        return f'{seat.name} has no email address: set one with "change email".'
+        return Refusal("no_address_to_remind", {"name": seat.name})
     if seat.unsubscribed:
-        return (f"{seat.name} has switched reminders off; "
-                "resend the turn email instead (it always goes out).")
+        return Refusal("reminders_switched_off", {"name": seat.name})
     if on_vacation(seat, now):
-        return f"{seat.name} is on vacation: reminders wait until they are back."
+        return Refusal("reminder_after_vacation", {"name": seat.name})
     return None
 
 

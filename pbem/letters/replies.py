@@ -16,17 +16,21 @@ from pbem.letters.send import queue
 from pbem.letters.unsubscribe import unsubscribe_url
 from pbem.mail.outbox import OutboxRow
 from pbem.models import Game, GameStatus, Seat
+from pbem.refusals import Refusal
 
 PLAYED, REFUSED, TALK = "reply_played", "reply_refused", "talk_heard"
 
 
 @i18n.speaking_to("seat")
 def queue_answer(session: Session, cfg: Config, game: Game, seat: Seat, state: engine.GameState, *,
-                 played: str | None = None, reason: str | None = None, happened: list[str] | None = None,
+                 played: str | None = None, reason: str | Refusal | None = None, happened: list[str] | None = None,
                  since: int | None = None, notes: list[str] | None = None,
                  heard: list[dict[str, str]] | None = None) -> OutboxRow | None:
-    """Answer `seat`'s reply: `played` (the move in words) or `reason` it was not played; the
-    seat's board now and its moves numbered again when it is to move."""
+    """Answer `seat`'s reply: `played` (the move in words) or `reason` it was not played (a
+    refusal worded here, in the seat's language); the seat's board now and its moves numbered
+    again when it is to move."""
+    if isinstance(reason, Refusal):
+        reason = reason.text()
     playable = (game.status == GameStatus.RUNNING and state.to_move == seat.position
                 and not seat.handed_to_bot)
     context: dict[str, Any] = notify.seat_context(session, cfg, game, seat, state,

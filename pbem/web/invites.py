@@ -39,7 +39,7 @@ from pbem.models import Invitation, Proposal
 from pbem.web.error_page import error_page
 from pbem.web.i18n_web import speak_stored
 from pbem.web.limited import limit_page
-from pbem.web.seat import link_message
+from pbem.refusals import Refusal
 
 bp = Blueprint("invites", __name__)
 
@@ -60,10 +60,8 @@ def _refused(exc: Exception, link: str | None = None, link_text: str | None = No
     """The page of a refused link or answer: its status, the reason in words, nothing changed."""
     if isinstance(exc, LimitReached):
         return limit_page(exc)
-    status = getattr(exc, "status", 400)
-    # A LinkError's message is English (a base module): its msgid. A GameError's is translated.
-    message = link_message(exc) if isinstance(exc, links.LinkError) else getattr(exc, "message", str(exc))
-    return error_page("setup", message, status, link=_path(link), link_text=link_text)
+    assert isinstance(exc, Refusal)  # a link's or the domain's, worded in the reader's language
+    return error_page("setup", exc.text(), exc.status, link=_path(link), link_text=link_text)
 
 
 def _row_of(salt: str, token: str, model: type[Proposal] | type[Invitation]) -> Any:
@@ -241,7 +239,7 @@ def cancel_page(token: str) -> Any:
     except (links.LinkError, GameError) as exc:
         return _refused(exc)
     if not view.open:
-        return _refused(GameError(_("This game can no longer be cancelled."), 409), _path(view.manage_url),
+        return _refused(GameError("cannot_cancel"), _path(view.manage_url),
                         _("Open the page of your game"))
     return render_template("public/cancel.html", token=token, view=view, game_name=_game_name(view))
 
@@ -344,7 +342,7 @@ def not_me(token: str) -> Any:
     (`action=allow`)."""
     action = request.form.get("action", "")
     if action not in NOT_ME_ACTIONS:
-        return _refused(GameError(_("Choose one of the page's buttons."), 422))
+        return _refused(GameError("choose_a_button"))
     block = action == "block"
     try:
         with session_scope(db()) as db_session:

@@ -53,11 +53,11 @@ class FormErrors:
     def add(self, problem: SetupProblem, player_lines: list[str]) -> None:
         if problem.field == "players" and problem.seat is not None and 0 <= problem.seat < len(player_lines):
             self.lines.append({"number": problem.seat + 1, "text": player_lines[problem.seat],
-                               "message": problem.message})
+                               "message": problem.refusal.text()})
         elif problem.field in TEXT_FIELDS or problem.field in CHECKBOXES:
-            self.fields.setdefault(problem.field, []).append(problem.message)
+            self.fields.setdefault(problem.field, []).append(problem.refusal.text())
         else:
-            self.general.append(problem.message)
+            self.general.append(problem.refusal.text())
 
     def __bool__(self) -> bool:
         return bool(self.fields or self.lines or self.general)
@@ -150,7 +150,7 @@ def propose() -> Any:
             errors.add(problem, _player_lines(typed["players"]))
         return _form_page(typed, errors, 422)
     except GameError as exc:
-        return _form_page(typed, FormErrors(general=[exc.message]), 422)
+        return _form_page(typed, FormErrors(general=[exc.text()]), 422)
     # The address for the next page: the visitor's own cookie, not the URL (logs, referrers).
     session[SENT_TO] = sent_to
     return redirect("/new/sent", code=303)

@@ -11,7 +11,7 @@ GET never changes anything: mail scanners open every link.
 
 Views parse the form and render; the seat entry (pbem/web/seat.py) verifies and locks once;
 `pbem.games.clocks.preferences` decides and changes the locked rows, and its
-refusals (`pbem.games.errors.Refusal`, by code: `pbem.games.clocks.refusals`) are worded in the seat's language.
+refusals (`pbem.games.errors.GameError`, by code: `pbem.games.clocks.refusals`) are worded in the seat's language.
 """
 from __future__ import annotations
 
@@ -25,7 +25,6 @@ from pbem.appctx import config, db
 from pbem.db import read_scope, session_scope
 from pbem.games.clocks import preferences
 from pbem.games.clocks.refusals import refuse
-from pbem.games.errors import Refusal
 from pbem.games.clocks.vacation import days_left, has_vacation, last_bookable_day
 from pbem.games.address_prefs import set_seat_language
 from pbem.games.errors import GameError
@@ -34,7 +33,7 @@ from pbem.models import utcnow
 from pbem.schedule import local_time_text, seat_zone, to_local
 from pbem.web import seat as seat_entry
 from pbem.web.error_page import error_page
-from pbem.web.seat import link_message, use_seat_language
+from pbem.web.seat import use_seat_language
 
 bp = Blueprint("prefs", __name__)  # nested in pbem.web.seat at /g/<token>
 seat_entry.bp.register_blueprint(bp)
@@ -42,7 +41,7 @@ unsubscribe_bp = Blueprint("prefs", __name__)  # /u/<token>, from an email's foo
 
 
 def _page(message: str = "", error: str = "", form: dict[str, str] | None = None,
-          status: int = 200, refused: Refusal | None = None) -> tuple[str, int]:
+          status: int = 200, refused: GameError | None = None) -> tuple[str, int]:
     """The preferences page in the seat's language (with a refusal written in it, if any)."""
     now = utcnow()
     token = seat_entry.token()
@@ -85,7 +84,7 @@ def vacation() -> Any:
         first, last = _parse_day(form["first_day"], "first day"), _parse_day(form["last_day"], "last day")
         with seat_entry.changing() as (session, seated):
             preferences.take_vacation(session, config(), seated, first, last, now=utcnow())
-    except Refusal as exc:
+    except GameError as exc:
         return _page(refused=exc, form=form, status=exc.status)
     return _saved("vacation")
 
@@ -101,7 +100,7 @@ def _change(saved: str, change: Any, *value: object) -> Any:
     try:
         with seat_entry.changing() as (session, seated):
             change(session, config(), seated, *value, now=utcnow())
-    except Refusal as exc:
+    except GameError as exc:
         return _page(refused=exc, status=exc.status)
     return _saved(saved)
 
@@ -141,13 +140,11 @@ def set_language() -> Any:
 
 def _unsubscribe_refused(exc: Exception) -> Any:
     """A refused unsubscribe link: the preferences' error page."""
-    if isinstance(exc, Refusal):
-        return error_page("prefs", exc.text(), exc.status)
-    assert isinstance(exc, links.LinkError)
-    return error_page("prefs", link_message(exc), exc.status)
+    assert isinstance(exc, (GameError, links.LinkError))
+    return error_page("prefs", exc.text(), exc.status)
 
 
-for _kind in (links.LinkError, Refusal):
+for _kind in (links.LinkError, GameError):
     unsubscribe_bp.register_error_handler(_kind, _unsubscribe_refused)
 
 

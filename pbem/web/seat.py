@@ -7,7 +7,7 @@ the blueprint's `before_request`, after the app's);
 its view then opens the seat with `reading()` (a GET) or `changing()` (a POST: the game row
 locked with every seat, the token checked against the seat as it is when the change is made),
 which set the seat's language and put the `SeatedGame` in `g.seat`. A refusal raised anywhere
-below (a link that does not work, the domain's `GameError` or `Refusal`, a limit) is turned
+below (a link that does not work, the domain's `GameError`, a limit: each a `pbem.refusals.Refusal`) is turned
 into the one error page by `_refused`, its title from `pbem.web.error_page.TITLES`.
 
 The move links (/m/<token>, `pbem.web.player`) carry a seat token inside and open the seat
@@ -28,9 +28,7 @@ from pbem.appctx import config, db
 from pbem.db import read_scope, session_scope
 from pbem.games import errors, service
 from pbem.games.limits import LimitReached
-from pbem.games.seated import GONE, SeatedGame
-from pbem.i18n import gettext as _
-from pbem.i18n import lazy
+from pbem.games.seated import SeatedGame
 from pbem.logging import log_context
 from pbem.models import Game, Seat
 from pbem.web.error_page import error_page
@@ -38,25 +36,13 @@ from pbem.web.limited import limit_page
 
 bp = Blueprint("seat", __name__, url_prefix="/g/<token>")
 
-REVOKED = lazy("This link has been replaced by a newer one (for example after an email address "
-               "change). Use the links in your latest email.")
-NOT_A_SEAT = lazy("This link does not belong to any player of this game.")
-# The sentences of pbem.links' LinkError (a base module, English): written in the reader's
-# language where a page shows them (`link_message`).
-LINK_SENTENCES = (
-    lazy("This move link has expired. Open your game page to see your moves now."),
-    lazy("This link is damaged or was not made by us. Copy the whole link from your email, or open your game page."),
-    lazy("This link is damaged. Open your game page from your latest email."),
-    lazy("This game page link is damaged or was not made by us. Copy the whole link from your email."),
-    lazy("This game page link is damaged. Copy the whole link from your email."),
-)
 # The error page's area (`pbem.web.error_page.TITLES`) of each nested blueprint.
 AREAS = {"seat.player": "move", "seat.talk": "talk", "seat.prefs": "prefs", "seat.seat_actions": "seat"}
 
 
 def link_message(exc: links.LinkError) -> str:
-    """A refused link's sentence in the reader's language (its English is the msgid)."""
-    return _(exc.message)
+    """A refused link's sentence in the reader's language (the request's, now)."""
+    return exc.text()
 
 
 def use_seat_language(seat: Seat) -> None:
@@ -75,10 +61,10 @@ _GAME_AND_SEATS = (select(Game, Seat).join(Seat, col(Seat.game_id) == col(Game.i
 def _current(game: Game, seats: list[Seat], token: links.SeatToken) -> SeatedGame:
     seat = next((s for s in seats if s.position == token.position), None)
     if seat is None:
-        raise links.LinkError(NOT_A_SEAT, 403)
+        raise links.LinkError("link_not_a_seat")
     if seat.link_nonce != token.nonce:
         # No link to the current page here: the nonce changed precisely to revoke this one.
-        raise links.LinkError(REVOKED, 403)
+        raise links.LinkError("link_revoked")
     return SeatedGame(game, seats, seat)
 
 
@@ -86,7 +72,7 @@ def load_seat(session: Session, token: links.SeatToken) -> SeatedGame:
     """The game and seats a verified token names, read (one query); LinkError if gone or revoked."""
     rows = session.exec(_GAME_AND_SEATS, params={"game_id": token.game_id}).all()
     if not rows:
-        raise links.LinkError(GONE, 404)
+        raise links.LinkError("game_gone")
     return _current(rows[0][0], [seat for _game, seat in rows], token)
 
 
@@ -96,7 +82,7 @@ def lock_seat(session: Session, token: links.SeatToken) -> SeatedGame:
     try:
         game, seats = service.lock_game_with_seats(session, token.game_id)
     except errors.NotFound:
-        raise links.LinkError(GONE, 404) from None
+        raise links.LinkError("game_gone") from None
     return _current(game, seats, token)
 
 
@@ -159,12 +145,10 @@ def _refused(exc: Exception) -> Any:
         return limit_page(exc)
     area = AREAS.get(request.blueprint or "", "seat")
     if isinstance(exc, links.LinkError):
-        return error_page(area, link_message(exc), exc.status)
-    if isinstance(exc, errors.Refusal):
         return error_page(area, exc.text(), exc.status)
     assert isinstance(exc, errors.GameError)
     opened = "seat" in g and area != "prefs"
-    return error_page(area, exc.message, exc.status, game_url=page_url() if opened else None)
+    return error_page(area, exc.text(), exc.status, game_url=page_url() if opened else None)
 
 
 for _kind in (links.LinkError, errors.GameError, LimitReached):

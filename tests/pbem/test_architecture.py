@@ -29,7 +29,7 @@ LAYERS = {
     # storage, settings and pure helpers
     "pbem.config": BASE, "pbem.models": BASE, "pbem.db": BASE, "pbem.sqlite": BASE,
     "pbem.words": BASE, "pbem.i18n": BASE, "pbem.links": BASE, "pbem.logging": BASE, "pbem.runtime": BASE,
-    "pbem.auth": BASE, "pbem.addresses": BASE,
+    "pbem.auth": BASE, "pbem.addresses": BASE, "pbem.refusals": BASE,
     "pbem.appctx": BASE, "pbem.schedule": BASE, "pbem.store": BASE, "pbem.migrations": BASE,
 }
 

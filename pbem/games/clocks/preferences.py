@@ -20,7 +20,7 @@ from pbem.schedule import replan_reminders
 from pbem.letters.unsubscribe import read_unsubscribe
 from pbem.games.clocks.vacation import book_vacation, end_vacation
 from pbem.config import Config
-from pbem.games.seated import GONE, SeatedGame
+from pbem.games.seated import SeatedGame
 from pbem.games.service import play_forced_turn
 from pbem.logging import log_context
 from pbem.models import Game, GameStatus, Seat
@@ -102,7 +102,7 @@ def unsubscribe_target(session: Session, cfg: Config, token: str, *, lock: bool 
     game = session.exec(query.with_for_update() if lock else query).first()
     seat = session.get(Seat, seat_id)
     if game is None or seat is None or seat.game_id != game.id:
-        raise links.LinkError(GONE, 404)
+        raise links.LinkError("game_gone")
     if seat.link_nonce != nonce:
         raise refuse("old_unsubscribe_link")
     return game, seat

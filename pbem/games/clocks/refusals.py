@@ -1,5 +1,5 @@
 """What a player reads when a preference, vacation or unsubscribe request is refused: every
-sentence in one table, raised as the one refusal type (`pbem.games.errors.Refusal`, by its code).
+sentence in one table, raised as the one refusal type (`pbem.games.errors.GameError`, by its code).
 
 The checks in `pbem.games.clocks.vacation` and `pbem.games.clocks.preferences` raise `refuse(code, ...)`,
 so the words cannot drift from the rule; pages show `Refusal.text()` in the seat's language.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.games.errors import Refusal, declare_refusals
+from pbem.games.errors import GameError, declare_refusals
 from pbem.i18n import lazy
 
 # code -> (sentence, HTTP status); the sentence (a msgid of the `pages` catalog) is filled in,
@@ -37,10 +37,10 @@ DAY_LABELS = (lazy("first day"), lazy("last day"))  # the `label` of bad_date
 declare_refusals(SENTENCES, translated=DAY_LABELS)
 
 
-def refuse(code: str, **fields: Any) -> Refusal:
+def refuse(code: str, **fields: Any) -> GameError:
     """The refusal `code` with its fields, its sentence in the current language (raise it)."""
     if code == "bad_time_zone":
         if fields.get("shown") in ("", EMPTY_ZONE):
             code = "empty_time_zone"
         fields["shown"] = repr(fields.get("shown", ""))
-    return Refusal(code, fields)
+    return GameError(code, fields)
