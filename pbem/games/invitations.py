@@ -39,6 +39,7 @@ from pbem.games.address_prefs import remembered_languages
 from pbem.games.errors import GameError
 from pbem.games.service import create_game
 from pbem.games.setup import SeatSpec
+import pbem.i18n as i18n
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.letters import invitations as letters
@@ -200,7 +201,8 @@ def start_if_ready(session: Session, cfg: Config, view: ProposalView, *, now: da
     specs = [SeatSpec(name=i.name, email=i.email, kind=i.kind, bot=i.bot,
                       language=i.language if i.kind == SeatKind.HUMAN else None)
              for i in view.invitations]
-    game = create_game(session, cfg, specs, GameSettings.of(proposal), now=now)
+    with i18n.using(proposal.language):  # a game it names (pbem/games/setup.py) is named in its creator's words
+        game = create_game(session, cfg, specs, GameSettings.of(proposal), now=now)
     proposal.status = ProposalStatus.STARTED
     proposal.game_id = game.id
     proposal.updated_at = now

@@ -28,12 +28,14 @@ from pbem.games.settings import DEFAULT_SETTINGS, GameSettings, SettingsProblem
 from pbem.games.setup import (SeatSpec, SetupError, SetupProblem, check_setup, form_problems, player_lines,
                               refuse_suppressed)
 from pbem.games.unasked_mail import answered, has_answered, may_mail_unasked, unreachable_among
+import pbem.i18n as i18n
 from pbem.i18n import gettext as _
 from pbem.letters import invitations as letters
 from pbem.mail.outbox import Email
 from pbem.mail.suppression import is_suppressed, suppressed_among
 from pbem.mail.writers import Cancel, register_writer
-from pbem.models import InvitationStatus, OutboxMessage, Proposal, ProposalStatus, SeatKind, utcnow
+from pbem.present.names import rematch_name
+from pbem.models import Game, InvitationStatus, OutboxMessage, Proposal, ProposalStatus, SeatKind, utcnow
 
 
 def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: str, players: str,
@@ -302,10 +304,16 @@ def rematch(session: Session, cfg: Config, at: SeatedGame, *,
     if gone:
         raise GameError(_("%(names)s asked never to receive email from us: start a new game instead.",
                           names=", ".join(gone)), 409)
-    # Humans are asked again (even one a bot played for); bots come back as they were.
+    # Humans are asked again (even one a bot played for), each in the language they played in;
+    # bots come back as they were (their kind).
     specs = [SeatSpec(name=s.name, kind=SeatKind.BOT, bot=s.bot) if s.kind == SeatKind.BOT
-             else SeatSpec(name=s.name, email=(s.email or "").lower() or None) for s in seats]
-    proposal = _new_proposal(GameSettings.of(game).columns(), creator_email=creator_email,
+             else SeatSpec(name=s.name, email=(s.email or "").lower() or None, language=s.language)
+             for s in seats]
+    first, number = _line_of_rematches(session, game)
+    with i18n.using(seat.language):  # named in its creator's words, as any new game
+        name = rematch_name(first, number)
+    columns = {**GameSettings.of(game).columns(), "name": name}
+    proposal = _new_proposal(columns, creator_email=creator_email,
                              creator_position=seat.position, language=seat.language, now=now, confirmed=True,
                              rematch_of=game.id)
     session.add(proposal)
@@ -315,3 +323,18 @@ def rematch(session: Session, cfg: Config, at: SeatedGame, *,
     view = ProposalView(proposal, invitations, links.proposal_url(cfg, proposal.id or 0, proposal.nonce))
     invite(session, cfg, view, [i for i in invitations if i.status == InvitationStatus.WAITING], now=now)
     return start_if_ready(session, cfg, view, now=now)
+
+
+def _line_of_rematches(session: Session, game: Game) -> tuple[str, int]:
+    """The name of the first game of the line `game` ends (a game, its rematch, the rematch's
+    rematch, ...) and the number of the rematch about to be made: 1 for a first rematch."""
+    number = 1
+    first = game
+    seen = {game.id}
+    while True:
+        made_by = session.exec(select(Proposal).where(Proposal.game_id == first.id)).first()
+        earlier = session.get(Game, made_by.rematch_of) if made_by and made_by.rematch_of else None
+        if earlier is None or earlier.id in seen:
+            return first.name, number
+        seen.add(earlier.id)
+        first, number = earlier, number + 1

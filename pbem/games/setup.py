@@ -24,6 +24,7 @@ from pbem.games.names import (HIDDEN_IN_NAME, MAX_NAME_LENGTH, NAME_NEEDED, NOT_
 from pbem.i18n import LANGUAGES
 from pbem.i18n import gettext as _  # what a player reads: in the seat's language (pages domain)
 from pbem.mail.suppression import suppressed_among
+from pbem.present.names import NamedSeat, default_game_name, reader_names
 from pbem.models import SeatKind
 
 
@@ -76,7 +77,7 @@ def parse_player(text: str) -> SeatSpec:
         bot = text[4:].strip().lower()
         if bot not in engine.bots.BOTS:
             raise GameError(f"Unknown bot {bot!r}: choose one of {', '.join(engine.bots.BOTS)}.")
-        return SeatSpec(name=f"{bot.capitalize()} bot", kind=SeatKind.BOT, bot=bot)
+        return SeatSpec(name=engine.bots.REGISTRY[bot].display, kind=SeatKind.BOT, bot=bot)
     match = _PLAYER_RE.match(text)
     if match:
         return SeatSpec(name=check_name(match["name"]), email=check_email(match["email"]))
@@ -228,10 +229,18 @@ def check_setup(players: Sequence[SeatSpec | str], settings: GameSettings = DEFA
     return GameSetup(
         specs=_number_bots([replace(s, name=check_name(s.name), email=s.email and check_email(s.email))
                             for s in specs]),
-        settings=replace(settings, name=check_game_name(settings.name) if settings.name.strip() else "",
+        settings=replace(settings, name=check_game_name(settings.name) if settings.name.strip()
+                         else default_name(specs, teams=settings.teams),
                          reminders=",".join(f"{p:g}" for p in reminder_ladder(settings.reminders))),
         deck=engine.validate_deck(deck) if deck is not None else None,
     )
+
+
+def default_name(specs: Sequence[SeatSpec], *, teams: bool) -> str:
+    """The name of a game its creator left unnamed, in the language in force (its creator's:
+    the /new page's, a rematch's asker's; English for the admin and the CLI)."""
+    return default_game_name(reader_names([NamedSeat(position, s.name, s.kind, s.bot)
+                                           for position, s in enumerate(specs)]), teams=teams)
 
 
 def refuse_suppressed(session: Session, specs: Sequence[SeatSpec]) -> None:

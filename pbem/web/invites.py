@@ -34,7 +34,7 @@ from pbem.games.errors import GameError
 from pbem.games.setup import SetupError
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.letters.invitations import answer_note, clock_sentences, player_name, teams_sentence
+from pbem.letters.invitations import answer_note, clock_sentences, player_name, proposal_name, teams_sentence
 from pbem.models import Invitation, Proposal
 from pbem.web.error_page import error_page
 from pbem.web.i18n_web import speak_stored
@@ -103,7 +103,7 @@ def _seat_rows(view: ProposalView, reader: Invitation | None, with_addresses: bo
     for invitation in view.invitations:
         is_bot = invitation.kind == "bot"
         rows.append({
-            "position": invitation.position, "name": player_name(invitation), "bot": is_bot,
+            "position": invitation.position, "name": player_name(invitation, view.invitations), "bot": is_bot,
             "email": invitation.email if with_addresses and invitation.creator_typed and not is_bot else None,
             "status": invitation.status,
             "status_text": answer_note(invitation),
@@ -121,7 +121,7 @@ def _clock(view: ProposalView) -> list[str]:
 
 
 def _game_name(view: ProposalView) -> str:
-    return view.proposal.name or _("A game of Korsar")
+    return proposal_name(view.proposal, view.invitations)
 
 
 def _proposal_page(token: str, view: ProposalView, *, status: int = 200, replace_errors: dict[int, str] | None = None,
