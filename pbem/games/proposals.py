@@ -206,7 +206,9 @@ def replace_invitee(session: Session, cfg: Config, token: str, position: int, pl
         row.status, row.answered_at = InvitationStatus.ACCEPTED, now
     else:  # invited as any invitee (one who said never is declined at once, and counted)
         row.name, row.email, row.kind, row.bot = spec.name, spec.email, SeatKind.HUMAN, None
-        row.language = remembered_languages(session, [spec.email]).get(spec.email or "", proposal.language)
+        known = remembered_languages(session, [spec.email])
+        row.language = spec.language or known.get(spec.email or "", proposal.language)
+        row.language_chosen = bool(spec.language) or (spec.email or "") in known
         row.status, row.answered_at, row.invited_at = InvitationStatus.WAITING, None, None
         row.creator_typed = True
     row.nonce = secrets.token_hex(8)  # the old invitee's links die

@@ -18,12 +18,13 @@ visitor chose one (`?lang=` or the language switch's cookie, pbem/web/i18n_web.p
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
 import engine
 from flask import Blueprint, redirect, render_template, request
-from pbem import links
+from pbem import i18n, links
 from pbem.appctx import config, db
 from pbem.db import read_scope, session_scope
 from pbem.games import invitations, proposals, unasked_mail
@@ -82,7 +83,8 @@ def _speak_for(salt: str, token: str, model: type[Proposal] | type[Invitation]) 
     """Speak the language of the token's row from the start, so that the domain's refusals
     (translated where they are raised) are in it too; the row, or None."""
     row = _row_of(salt, token, model)
-    speak_stored(row.language if row is not None else None)
+    # An invitee nobody chose a language for reads the browser's (pbem/models.py Invitation).
+    speak_stored(row.language if row is not None and getattr(row, "language_chosen", True) else None)
     return row
 
 
@@ -294,7 +296,8 @@ def _answer(token: str, answer: Any, accepted: bool) -> Any:
 
 @bp.route("/i/<token>/accept", methods=["POST"])
 def accept(token: str) -> Any:
-    return _answer(token, invitations.accept_invitation, accepted=True)
+    """Yes, in the language the page was read in (theirs in the game, if nobody chose one)."""
+    return _answer(token, partial(invitations.accept_invitation, language=i18n.current()), accepted=True)
 
 
 @bp.route("/i/<token>/decline", methods=["POST"])
