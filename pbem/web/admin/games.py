@@ -8,7 +8,6 @@ import engine
 from flask import Response, abort, flash, redirect, render_template, request, url_for
 from sqlmodel import col, select
 
-from pbem.present.names import named_view
 from pbem.auth import current_admin_email, record_audit
 from pbem.db import read_scope, session_scope
 from pbem.present.board import admin_board, move_log
@@ -89,7 +88,7 @@ def load_detail(game_id: int) -> dict[str, Any]:
                                    .options(*queries.WITHOUT_BODIES)
                                    .order_by(col(OutboxMessage.created_at).desc(), col(OutboxMessage.id).desc())))
         audit, _ = queries.audit_entries(session, 1, game_id=game_id, size=100)
-    view = named_view(engine.admin_view(load_state(game)), seats)  # bots by their kind's English name
+    view = engine.admin_view(load_state(game))
     return {"game": game, "seats": seats, "picture": admin_board(view), "log": move_log(moves, view),
             "emails": emails, "audit": audit, "options": json.loads(game.options_json), "now": utcnow(),
             "over": is_over(game)}
