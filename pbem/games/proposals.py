@@ -34,8 +34,8 @@ from pbem.letters import invitations as letters
 from pbem.mail.outbox import Email
 from pbem.mail.suppression import is_suppressed, suppressed_among
 from pbem.mail.writers import Cancel, register_writer
-from pbem.present.names import rematch_name
-from pbem.models import Game, InvitationStatus, OutboxMessage, Proposal, ProposalStatus, SeatKind, utcnow
+from pbem.present.names import default_game_name, reader_names, rematch_name
+from pbem.models import Game, Invitation, InvitationStatus, OutboxMessage, Proposal, ProposalStatus, SeatKind, utcnow
 
 
 def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: str, players: str,
@@ -196,6 +196,7 @@ def replace_invitee(session: Session, cfg: Config, token: str, position: int, pl
                                            name=spec.name), "players", 0))
     if problems or spec is None:
         raise SetupError(problems)
+    renamed = proposal.name == _default_name(proposal, view.invitations)  # named by its players: still so
     if spec.kind == SeatKind.BOT:
         taken = {i.name.casefold() for i in view.invitations if i.position != position}
         name, n = spec.name, 1
@@ -214,12 +215,20 @@ def replace_invitee(session: Session, cfg: Config, token: str, position: int, pl
     row.nonce = secrets.token_hex(8)  # the old invitee's links die
     row.expires_at = None
     session.add(row)
+    if renamed:
+        proposal.name = _default_name(proposal, view.invitations)
     proposal.updated_at = now
     session.add(proposal)
     session.flush()
     if row.kind == SeatKind.HUMAN:
         invite(session, cfg, view, [row], now=now)
     return start_if_ready(session, cfg, view, now=now)
+
+
+def _default_name(proposal: Proposal, invitations: Sequence[Invitation]) -> str:
+    """The name a proposal of these seats gets when its creator gives none, in their language."""
+    with i18n.using(proposal.language):
+        return default_game_name(reader_names(invitations), teams=proposal.teams)
 
 
 def cancel_proposal(session: Session, cfg: Config, token: str, *, now: datetime | None = None) -> ProposalView:

@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 
 from pbem import i18n, links
 from pbem.db import session_scope
-from pbem.games import bots, my_games, proposals, service
+from pbem.games import bots, invitations, my_games, proposals, service
 from pbem.games.seated import SeatedGame
 from pbem.games.settings import read_settings
 from pbem import store
@@ -283,3 +283,21 @@ def test_a_table_talk_email_speaks_of_the_table_and_never_of_a_partner(app, smtp
     assert len(heard) == 1
     partner = {"fr": "partenaire", "vi": "đồng đội"}[code]
     assert not re.search(partner, heard[0].text_body + heard[0].html_body + heard[0].subject, re.I)
+
+
+@pytest.mark.parametrize("typed, expected", [("", "Paul vs Greedy bot"), ("Tortuga", "Tortuga")])
+def test_a_seat_replaced_renames_a_game_named_by_its_players_only(app, smtp_server, typed, expected):
+    with session_scope(db_of(app)) as s:
+        settings, _unread = read_settings(name=typed)
+        proposal = proposals.propose_game(s, cfg_of(app), your_name="Paul", your_email="paul@example.com",
+                                          players="Ánh <anh@example.com>", settings=settings)
+        assert proposal.name == (typed or "Paul vs Ánh")
+        proposals.confirm_proposal(s, cfg_of(app), links.sign_record(cfg_of(app), links.CONFIRM_SALT,
+                                                                     proposal.id, proposal.nonce))
+        row = s.exec(select(Invitation).where(Invitation.proposal_id == proposal.id, Invitation.position == 1)).one()
+        invitations.decline_invitation(s, cfg_of(app), links.sign_record(cfg_of(app), links.INVITATION_SALT,
+                                                                          row.id, row.nonce))
+        view = proposals.replace_invitee(s, cfg_of(app), links.sign_record(cfg_of(app), links.PROPOSAL_SALT,
+                                                                            proposal.id, proposal.nonce),
+                                         1, "bot:greedy")
+        assert view.proposal.name == expected
