@@ -391,6 +391,10 @@ class Invitation(SQLModel, table=True):
     # Binds this invitation's links; replacing the invitee retires the old ones.
     nonce: str = Field(max_length=32)
     language: str = Field(default="en", max_length=8)
+    # Somebody chose `language` for this invitee (the creator's `[fr]`, the address's remembered
+    # choice, a rematch's seat); False: it is the creator's, a guess, and the invitation page
+    # speaks the browser's language (the one the invitee reads it in is kept when they accept).
+    language_chosen: bool = Field(default=True, sa_column_kwargs={"server_default": sa_true()})
     created_at: NaiveDatetime = Field(default_factory=utcnow)
     invited_at: Optional[NaiveDatetime] = None
     expires_at: Optional[NaiveDatetime] = None

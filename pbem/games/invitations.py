@@ -39,6 +39,7 @@ from pbem.games.address_prefs import remembered_languages
 from pbem.games.errors import GameError
 from pbem.games.service import create_game
 from pbem.games.setup import SeatSpec
+import pbem.i18n as i18n
 from pbem.letters import invitations as letters
 from pbem.models import (Invitation, InvitationStatus,
                          Proposal, ProposalStatus, Seat, SeatKind, utcnow)
@@ -110,12 +111,14 @@ def seat_rows(session: Session, proposal: Proposal, specs: Sequence[SeatSpec], *
     rows = []
     for position, spec in enumerate(specs):
         accepted = position == creator or spec.kind == SeatKind.BOT
+        chosen = position == creator or spec.kind == SeatKind.BOT or bool(spec.language) \
+            or (spec.email or "") in remembered
         row = Invitation(
             proposal_id=proposal.id, position=position, name=spec.name, email=spec.email,
             kind=spec.kind, bot=spec.bot, nonce=secrets.token_hex(8),
             status=InvitationStatus.ACCEPTED if accepted else InvitationStatus.WAITING,
             language=proposal.language if position == creator
-            else spec.language or remembered.get(spec.email or "", proposal.language),
+            else spec.language or remembered.get(spec.email or "", proposal.language), language_chosen=chosen,
             created_at=now, answered_at=now if accepted else None, creator_typed=typed)
         session.add(row)
         rows.append(row)
@@ -190,7 +193,8 @@ def start_if_ready(session: Session, cfg: Config, view: ProposalView, *, now: da
     specs = [SeatSpec(name=i.name, email=i.email, kind=i.kind, bot=i.bot,
                       language=i.language if i.kind == SeatKind.HUMAN else None)
              for i in view.invitations]
-    game = create_game(session, cfg, specs, GameSettings.of(proposal), now=now)
+    with i18n.using(proposal.language):  # a game it names (pbem/games/setup.py) is named in its creator's words
+        game = create_game(session, cfg, specs, GameSettings.of(proposal), now=now)
     proposal.status = ProposalStatus.STARTED
     proposal.game_id = game.id
     proposal.updated_at = now
@@ -248,11 +252,15 @@ def _answerable(row: Invitation, proposal: Proposal) -> None:
         raise GameError("not_being_set_up")
 
 
-def accept_invitation(session: Session, cfg: Config, token: str, *,
+def accept_invitation(session: Session, cfg: Config, token: str, *, language: str | None = None,
                       now: datetime | None = None) -> tuple[Invitation, ProposalView]:
+    """Yes: `language`, the one the invitee read the invitation in, is theirs in the game if
+    nobody chose one for them (`Invitation.language_chosen`)."""
     now = now or utcnow()
     row, proposal = _invitation(session, cfg, token, lock=True)
     _answerable(row, proposal)
+    if not row.language_chosen and language in i18n.LANGUAGES:
+        row.language, row.language_chosen = language, True
     row.status, row.answered_at = InvitationStatus.ACCEPTED, now
     session.add(row)
     answered(session, row.email or "", now=now)

@@ -20,9 +20,11 @@ from pbem.games.errors import GameError
 from pbem.games.invitations import proposal_view
 from pbem.games.setup import check_email
 from pbem.games.unasked_mail import may_mail_unasked
+import pbem.i18n as i18n
 from pbem.letters import invitations as letters
 from pbem.mail.outbox import Email
 from pbem.mail.writers import Cancel
+from pbem.present.names import and_list, reader_names
 from pbem.models import (AddressPreference, Game, GameStatus, Invitation, OutboxMessage, Proposal, ProposalStatus, Seat,
                          SeatKind, utcnow)
 from pbem.store import load_state
@@ -127,17 +129,20 @@ def read_my_games_token(cfg: Config, token: str) -> str:
 
 def _entry(cfg: Config, game: Game, seat: Seat, seats: list[Seat]) -> GameEntry:
     to_move = next((s for s in seats if s.position == game.to_move), None)
+    names = reader_names(seats)  # bots named in the reader's words
     winners: list[str] = []
     you_won = False
     if game.status == GameStatus.FINISHED:
         state = load_state(game)
-        winners = engine.winner_names(state, [s.name for s in seats])  # partners joined in team play
+        won = engine.winners(state)
+        winners = ([and_list([names[s] for s in range(len(names)) if s // 2 == team]) for team in won]
+                   if game.teams else [names[s] for s in won])  # partners (engine.team_of) joined
         side = engine.team_of(state, seat.position) if game.teams else seat.position
         you_won = side in engine.winners(state)
     return GameEntry(
         game_id=game.id or 0, name=game.name, status=game.status, seat_name=seat.name,
         seat_url=links.seat_url(cfg, links.sign_seat(cfg, seat.game_id, seat.position, seat.link_nonce)),
-        to_move=to_move.name if to_move is not None and game.status == GameStatus.RUNNING else None,
+        to_move=names[to_move.position] if to_move is not None and game.status == GameStatus.RUNNING else None,
         your_turn=game.status == GameStatus.RUNNING and to_move is not None and to_move.position == seat.position,
         deadline_at=game.deadline_at if game.status == GameStatus.RUNNING else None,
         winners=winners, you_won=you_won, left=seat.left_game)
@@ -178,14 +183,21 @@ def games_of(session: Session, cfg: Config, email: str) -> MyGames:
         assert proposal.id is not None and row.id is not None
         view = proposal_view(session, cfg, proposal)
         waiting.append(ProposalEntry(
-            proposal_id=proposal.id, name=proposal.name or " · ".join(i.name for i in view.invitations),
+            proposal_id=proposal.id, name=letters.proposal_name(proposal, view.invitations),
             url=view.manage_url if creator else links.invitation_url(cfg, row.id, row.nonce),
-            creator=creator, players=[(i.name, i.status) for i in view.invitations]))
+            creator=creator, players=list(zip(reader_names(view.invitations), [i.status for i in view.invitations]))))
     return MyGames(email=email, running=running, waiting=waiting, finished=finished, prefs=_prefs(session, email))
 
 
 def my_games(session: Session, cfg: Config, token: str) -> MyGames:
     return games_of(session, cfg, read_my_games_token(cfg, token))
+
+
+def _language_of(session: Session, email: str) -> str:
+    """The language `email` reads us in: its latest seat's, else the current page's."""
+    latest = session.exec(select(Seat.language).where(func.lower(col(Seat.email)) == email)
+                          .order_by(col(Seat.id).desc()).limit(1)).first()
+    return latest if latest in i18n.LANGUAGES else i18n.spoken(i18n.current()) or i18n.DEFAULT
 
 
 def set_address_preferences(session: Session, cfg: Config, token: str, *, timezone: str, reminders: bool,
@@ -198,7 +210,10 @@ def set_address_preferences(session: Session, cfg: Config, token: str, *, timezo
         zone = check_time_zone(timezone)
     except GameError as exc:
         raise GameError(exc.code, exc.params, 422) from None
-    saved = session.get(AddressPreference, email) or AddressPreference(email=email, language="en")
+    # Saving these never sets the language: a first row takes the one the address plays in
+    # (its latest seat's), else the one the page is read in.
+    saved = session.get(AddressPreference, email) or AddressPreference(email=email,
+                                                                       language=_language_of(session, email))
     saved.timezone, saved.reminders, saved.digest, saved.play_forced = zone, reminders, digest, play_forced
     saved.updated_at = now
     session.add(saved)

@@ -18,6 +18,7 @@ from sqlalchemy import bindparam, func, insert, update
 from sqlmodel import Session, col, select
 
 import pbem.i18n as i18n
+from pbem.present.names import reader_names
 from pbem.present.phrases import describe_event
 from pbem.schedule import seat_zone, to_local, to_utc
 from pbem.config import Config
@@ -89,7 +90,6 @@ def record_attacks(session: Session, cfg: Config, game: Game, seats: list[Seat],
                    events: list[dict[str, Any]], now: datetime, *, told: Seat | None = None) -> int:
     """Called with a stored move's events: a notice to each owner whose ship another side
     attacked, but `told`, whose turn email queued with the move carries the same news."""
-    players = [s.name for s in sorted(seats, key=lambda s: s.position)]
     by_position = {s.position: s for s in seats}
     count = 0
     for event in events:
@@ -100,7 +100,7 @@ def record_attacks(session: Session, cfg: Config, game: Game, seats: list[Seat],
         if owner_seat is None or (told is not None and owner_seat.id == told.id):
             continue
         def text(event: dict[str, Any] = event, owner: int = owner) -> str:
-            return describe_event(event, players, owner)
+            return describe_event(event, reader_names(seats), owner)  # bots named in the reader's words
         if add_notice(session, game, owner_seat, "attacked", text, now=now):
             count += 1
     return count

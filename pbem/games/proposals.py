@@ -28,11 +28,13 @@ from pbem.games.settings import DEFAULT_SETTINGS, GameSettings, SettingsProblem
 from pbem.games.setup import (SeatSpec, SetupError, SetupProblem, check_setup, form_problems, player_lines,
                               refuse_suppressed)
 from pbem.games.unasked_mail import answered, has_answered, may_mail_unasked, unreachable_among
+import pbem.i18n as i18n
 from pbem.letters import invitations as letters
 from pbem.mail.outbox import Email
 from pbem.mail.suppression import is_suppressed, suppressed_among
 from pbem.mail.writers import Cancel, register_writer
-from pbem.models import InvitationStatus, OutboxMessage, Proposal, ProposalStatus, SeatKind, utcnow
+from pbem.present.names import default_game_name, reader_names, rematch_name
+from pbem.models import Game, Invitation, InvitationStatus, OutboxMessage, Proposal, ProposalStatus, SeatKind, utcnow
 
 
 def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: str, players: str,
@@ -190,6 +192,7 @@ def replace_invitee(session: Session, cfg: Config, token: str, position: int, pl
             problems.append(SetupProblem(GameError("same_name", {"name": spec.name}), "players", 0))
     if problems or spec is None:
         raise SetupError(problems)
+    renamed = proposal.name == _default_name(proposal, view.invitations)  # named by its players: still so
     if spec.kind == SeatKind.BOT:
         taken = {i.name.casefold() for i in view.invitations if i.position != position}
         name, n = spec.name, 1
@@ -200,18 +203,28 @@ def replace_invitee(session: Session, cfg: Config, token: str, position: int, pl
         row.status, row.answered_at = InvitationStatus.ACCEPTED, now
     else:  # invited as any invitee (one who said never is declined at once, and counted)
         row.name, row.email, row.kind, row.bot = spec.name, spec.email, SeatKind.HUMAN, None
-        row.language = remembered_languages(session, [spec.email]).get(spec.email or "", proposal.language)
+        known = remembered_languages(session, [spec.email])
+        row.language = spec.language or known.get(spec.email or "", proposal.language)
+        row.language_chosen = bool(spec.language) or (spec.email or "") in known
         row.status, row.answered_at, row.invited_at = InvitationStatus.WAITING, None, None
         row.creator_typed = True
     row.nonce = secrets.token_hex(8)  # the old invitee's links die
     row.expires_at = None
     session.add(row)
+    if renamed:
+        proposal.name = _default_name(proposal, view.invitations)
     proposal.updated_at = now
     session.add(proposal)
     session.flush()
     if row.kind == SeatKind.HUMAN:
         invite(session, cfg, view, [row], now=now)
     return start_if_ready(session, cfg, view, now=now)
+
+
+def _default_name(proposal: Proposal, invitations: Sequence[Invitation]) -> str:
+    """The name a proposal of these seats gets when its creator gives none, in their language."""
+    with i18n.using(proposal.language):
+        return default_game_name(reader_names(invitations), teams=proposal.teams)
 
 
 def cancel_proposal(session: Session, cfg: Config, token: str, *, now: datetime | None = None) -> ProposalView:
@@ -296,10 +309,16 @@ def rematch(session: Session, cfg: Config, at: SeatedGame, *,
     gone = [s.name for s in seats if s.kind == SeatKind.HUMAN and s.email and s.email.lower() in never]
     if gone:
         raise GameError("players_suppressed", {"names": ", ".join(gone)})
-    # Humans are asked again (even one a bot played for); bots come back as they were.
+    # Humans are asked again (even one a bot played for), each in the language they played in;
+    # bots come back as they were (their kind).
     specs = [SeatSpec(name=s.name, kind=SeatKind.BOT, bot=s.bot) if s.kind == SeatKind.BOT
-             else SeatSpec(name=s.name, email=(s.email or "").lower() or None) for s in seats]
-    proposal = _new_proposal(GameSettings.of(game).columns(), creator_email=creator_email,
+             else SeatSpec(name=s.name, email=(s.email or "").lower() or None, language=s.language)
+             for s in seats]
+    first, number = _line_of_rematches(session, game)
+    with i18n.using(seat.language):  # named in its creator's words, as any new game
+        name = rematch_name(first, number)
+    columns = {**GameSettings.of(game).columns(), "name": name}
+    proposal = _new_proposal(columns, creator_email=creator_email,
                              creator_position=seat.position, language=seat.language, now=now, confirmed=True,
                              rematch_of=game.id)
     session.add(proposal)
@@ -309,3 +328,18 @@ def rematch(session: Session, cfg: Config, at: SeatedGame, *,
     view = ProposalView(proposal, invitations, links.proposal_url(cfg, proposal.id or 0, proposal.nonce))
     invite(session, cfg, view, [i for i in invitations if i.status == InvitationStatus.WAITING], now=now)
     return start_if_ready(session, cfg, view, now=now)
+
+
+def _line_of_rematches(session: Session, game: Game) -> tuple[str, int]:
+    """The name of the first game of the line `game` ends (a game, its rematch, the rematch's
+    rematch, ...) and the number of the rematch about to be made: 1 for a first rematch."""
+    number = 1
+    first = game
+    seen = {game.id}
+    while True:
+        made_by = session.exec(select(Proposal).where(Proposal.game_id == first.id)).first()
+        earlier = session.get(Game, made_by.rematch_of) if made_by and made_by.rematch_of else None
+        if earlier is None or earlier.id in seen:
+            return first.name, number
+        seen.add(earlier.id)
+        first, number = earlier, number + 1

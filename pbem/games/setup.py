@@ -27,6 +27,7 @@ from pbem.games.names import (HIDDEN_IN_NAME, MAX_NAME_LENGTH, NOT_IN_NAMES, che
 from pbem.i18n import LANGUAGES
 from pbem.i18n import lazy
 from pbem.mail.suppression import suppressed_among
+from pbem.present.names import NamedSeat, default_game_name, reader_names
 from pbem.models import SeatKind
 
 
@@ -125,7 +126,7 @@ def parse_player(text: str) -> SeatSpec:
         bot = text[4:].strip().lower()
         if bot not in engine.bots.BOTS:
             raise _unknown_bot(bot)
-        return SeatSpec(name=f"{bot.capitalize()} bot", kind=SeatKind.BOT, bot=bot)
+        return SeatSpec(name=engine.bots.REGISTRY[bot].display, kind=SeatKind.BOT, bot=bot)
     match = _PLAYER_RE.match(text)
     if match:
         return SeatSpec(name=check_name(match["name"]), email=check_email(match["email"]))
@@ -275,6 +276,7 @@ def _setup(players: Sequence[SeatSpec], settings: GameSettings, *, seed: int | N
     problems += [SetupProblem(p.refusal(), p.field) for p in refused]
     if problems:
         return [named(p, players) for p in problems], None
+    checked = replace(checked, name=checked.name or default_name(specs, teams=teams))
     return [], GameSetup(specs=_number_bots(specs), settings=checked, deck=checked_deck)
 
 
@@ -303,6 +305,13 @@ def check_setup(players: Sequence[SeatSpec | str], settings: GameSettings = DEFA
     if setup is None:
         raise SetupError(problems)
     return setup
+
+
+def default_name(specs: Sequence[SeatSpec], *, teams: bool) -> str:
+    """The name of a game its creator left unnamed, in the language in force (its creator's:
+    the /new page's, a rematch's asker's; English for the admin and the CLI)."""
+    return default_game_name(reader_names([NamedSeat(position, s.name, s.kind, s.bot)
+                                           for position, s in enumerate(specs)]), teams=teams)
 
 
 def refuse_suppressed(session: Session, specs: Sequence[SeatSpec]) -> None:

@@ -29,6 +29,7 @@ NO_TABLE_TALK = lazy("Table talk is off in this game: your words were not passed
 TALK_ENDED = lazy("This game is over, and its talk with it: your words were not passed on.")
 WRITER_LEFT = lazy("You have left this game: your words were not passed on.")
 ONLY_BOTS = lazy("Only bots would read your words, so they were not passed on.")
+PARTNER_IS_BOT = lazy("Your partner is a bot: it does not read messages, so your words were not passed on.")
 BIDI_IN_TALK = lazy("Your words hold characters that change the direction of the text around them: "
                     "send them again without those characters (these words were not passed on).")
 TOO_MUCH_TALK = lazy("You have sent %(count)s messages in the last hour: wait a little "
@@ -97,7 +98,7 @@ def refusal(game: Game, seats: list[Seat], seat: Seat) -> str | None:
     if audience is None:
         return NO_TABLE_TALK
     if not audience[1]:
-        return ONLY_BOTS
+        return PARTNER_IS_BOT if game.teams else ONLY_BOTS
     return None
 
 

@@ -21,7 +21,7 @@ emails and audit.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -46,6 +46,7 @@ from pbem.inbound.message import Inbound, read_message
 from pbem.refusals import Refusal
 from pbem.letters import replies
 from pbem.present import phrases
+from pbem.present.names import named_view
 from pbem.letters.heard import take_unread
 from pbem.models import Game, InboundMail, OutboxMessage, Seat, utcnow
 from pbem.store import load_state
@@ -172,8 +173,8 @@ class _Reply:
                  state: engine.GameState, mail: Inbound, token: links.ReplyToken, now: datetime) -> None:
         self.session, self.cfg, self.game, self.seats, self.seat = session, cfg, game, seats, seat
         self.state, self.mail, self.token, self.now = state, mail, token, now
-        self.view = engine.player_view(state, seat.position)
-        self.labels = move_labels(self.view, seat.language)
+        self.view = named_view(engine.player_view(state, seat.position), seats)
+        self.labels = move_labels(self.view, seat.language, seats)
         ours = our_email(session, cfg, seat, mail.answered_ids, self.labels)
         self.reading = commands.read_reply(
             quotes.strip_quotes(mail.text, ours), self.view["legal_moves"], labels=self.labels,
@@ -325,14 +326,16 @@ def own_names(name: str) -> list[str]:
     return [name, *name.split()] if len(name.split()) > 1 else [name]
 
 
-def move_labels(view: PlayerView, language: str | None) -> list[list[str]]:
+def move_labels(view: PlayerView, language: str | None, seats: Sequence[Seat] = ()) -> list[list[str]]:
     """For each legal move of `view`, the labels our emails print for it: in the seat's language
-    and in English (the same presenter as the emails, `phrases.describe_move`)."""
+    and in English (the same presenter as the emails, `phrases.describe_move`), the bots named
+    in each (`seats`: the game's)."""
     labels: list[list[str]] = [[] for _ in view["legal_moves"]]
     for lang in reading_languages(language):
         with i18n.using(lang):
+            named = named_view(view, seats) if seats else view
             for i, move in enumerate(view["legal_moves"]):
-                text = phrases.describe_move(move, view)
+                text = phrases.describe_move(move, named)
                 if text not in labels[i]:
                     labels[i].append(text)
     return labels

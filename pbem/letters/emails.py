@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlmodel import Session, select
 
+from pbem.present.names import ShownName
 from pbem.schedule import local_time_text, time_left_text
 from pbem.letters.send import Admin, build, queue, wants_mail
 from pbem.letters.unsubscribe import unsubscribe_url
@@ -89,7 +90,8 @@ def timeout_autoplay_email(cfg: Config, game: Game, seat: Seat, row: OutboxMessa
 def queue_paused(session: Session, cfg: Config, game: Game, seats: list[Seat], *, reason: str,
                  now: datetime) -> None:
     """Every player is told the game is paused; on a timeout the admins are emailed too."""
-    waiting_for = next((s for s in seats if s.position == game.to_move), None)
+    waiting = next((s for s in seats if s.position == game.to_move), None)
+    waiting_for = None if waiting is None else {"name": ShownName(waiting, seats)}
     for seat in seats:
         if wants_mail(seat):
             queue(session, cfg, "paused", seat,
@@ -110,7 +112,8 @@ def queue_resumed(session: Session, cfg: Config, game: Game, seats: list[Seat], 
     for seat in seats:
         if wants_mail(seat):
             queue(session, cfg, "resumed", seat,
-                  {"to_move": to_move, "your_turn": to_move is not None and to_move.id == seat.id,
+                  {"to_move": None if to_move is None else {"name": ShownName(to_move, seats)},
+                   "your_turn": to_move is not None and to_move.id == seat.id,
                    **_personal(cfg, game, seat)}, game=game)
 
 

@@ -24,7 +24,6 @@ from typing import Any
 from babel.numbers import format_percent
 from sqlmodel import Session
 
-import engine.bots
 import pbem.i18n as i18n
 from pbem import links
 from pbem.config import Config
@@ -33,6 +32,7 @@ from pbem.i18n import lazy
 from pbem.letters.send import Address, build, queue
 from pbem.mail.outbox import Email, OutboxRow
 from pbem.mail.suppression import is_suppressed
+from pbem.present.names import default_game_name, reader_names, seat_name
 from pbem.models import Invitation, InvitationStatus, OnTimeout, Proposal, SeatKind
 from pbem.schedule import parse_ladder
 from pbem.words import plural
@@ -79,13 +79,10 @@ def short(name: str) -> str:
     return name if len(name) <= SHORT_NAME else name[:SHORT_NAME - 1].rstrip() + "…"
 
 
-def player_name(invitation: Invitation) -> str:
-    """A person's name as typed; a bot by its kind's display name (engine.bots.REGISTRY, in
-    this domain's catalog), in the reader's language (the stored name is English)."""
-    if invitation.kind == SeatKind.BOT:
-        known = engine.bots.REGISTRY.get(invitation.bot or "")
-        return _(known.display) if known else _("Bot (%(kind)s)", kind=invitation.bot or "?")
-    return invitation.name
+def player_name(invitation: Invitation, invitations: Sequence[Invitation]) -> str:
+    """A person's name as typed; a bot by its kind, numbered among its game's, in the reader's
+    language (pbem/present/names.py: the stored name is English)."""
+    return seat_name(invitation, invitations)
 
 
 # What the creator reads of each seat's answer (emails and the creator's page).
@@ -127,8 +124,8 @@ def _note(proposal: Proposal, invitation: Invitation, reader: Invitation | None,
     """What follows a player's name in the list: you, who invites, a bot, or their answer."""
     if reader is not None and invitation.position == reader.position:
         return _("you")
-    if invitation.kind == SeatKind.BOT:
-        return _("played by the computer")
+    if invitation.kind == SeatKind.BOT:  # its name says it is a bot
+        return ""
     if invitation.position == proposal.creator_position:
         return _("invites you") if reader is not None else ""
     return answer_note(invitation) if with_status else ""
@@ -138,7 +135,7 @@ def _players(proposal: Proposal, invitations: Sequence[Invitation], reader: Invi
              *, with_status: bool = False, plain: bool = False) -> list[dict[str, Any]]:
     """The seats in order, as the templates list them: names only, never an address."""
     name = short if plain else str
-    return [{"name": name(player_name(i)), "note": _note(proposal, i, reader, with_status),
+    return [{"name": name(player_name(i, invitations)), "note": _note(proposal, i, reader, with_status),
              "bot": i.kind == SeatKind.BOT, "creator": i.position == proposal.creator_position}
             for i in sorted(invitations, key=lambda i: i.position)]
 
@@ -169,7 +166,7 @@ def teams_sentence(proposal: Proposal, invitations: Sequence[Invitation], *, pla
     if not proposal.teams:
         return _("Every player plays for themselves.")
     name = short if plain else str
-    names = [name(player_name(i)) for i in sorted(invitations, key=lambda i: i.position)]
+    names = [name(n) for n in reader_names(invitations)]
     pairs = [_and_list(names[start:start + 2]) for start in range(0, len(names), 2)]
     return _("Teams of two: %(teams)s. Partners see each other's hands.", teams=" · ".join(pairs))
 
@@ -193,10 +190,25 @@ def clock_sentences(proposal: Proposal) -> list[str]:
               if options.get("end_settlement") == "none" else [])]
 
 
-def _common(cfg: Config, proposal: Proposal | None, to_addr: str, *, plain: bool = False) -> dict[str, Any]:
-    """What every one of these emails shows: the game's name in the header (a plain email's is
-    ours, not the requester's), the rules, and the reader's ways to stop our mail."""
-    name = proposal.name if proposal is not None and proposal.name and not plain else _("A new game")
+def proposal_name(proposal: Proposal, invitations: Sequence[Invitation], *, plain: bool = False) -> str:
+    """A game being set up by its name: the one its creator gave, else its default one (an older
+    proposal's has none stored); a plain email's is its default of names cut short, or ours."""
+    if not plain and proposal.name:
+        return proposal.name
+    names = reader_names(invitations)
+    if not plain:
+        return default_game_name(names, teams=proposal.teams)
+    with i18n.using(proposal.language):  # the name stored is its creator's default one
+        defaulted = not proposal.name or proposal.name == default_game_name(reader_names(invitations),
+                                                                              teams=proposal.teams)
+    return default_game_name([short(n) for n in names], teams=proposal.teams) if defaulted else _("A new game")
+
+
+def _common(cfg: Config, proposal: Proposal | None, to_addr: str, *, plain: bool = False,
+            invitations: Sequence[Invitation] = ()) -> dict[str, Any]:
+    """What every one of these emails shows: the game's name in the header (a plain email's
+    holds no words of the requester's but names), the rules, and the reader's ways to stop our mail."""
+    name = proposal_name(proposal, invitations, plain=plain) if proposal is not None else _("A new game")
     return {"game": {"name": name}, "rules_url": links.rules_url(cfg), "home_url": f"{cfg.BASE_URL}/",
             "never_url": links.never_url(cfg, to_addr), "not_me_url": not_me_url(cfg, to_addr)}
 
@@ -207,7 +219,7 @@ def _about(cfg: Config, proposal: Proposal, invitations: Sequence[Invitation], t
     an address."""
     creator = creator_of(proposal, invitations)
     players = _players(proposal, invitations, reader, with_status=with_status, plain=plain)
-    return {**_common(cfg, proposal, to_addr, plain=plain), "players": players,
+    return {**_common(cfg, proposal, to_addr, plain=plain, invitations=invitations), "players": players,
             "teams": teams_sentence(proposal, invitations, plain=plain),
             "creator": {"name": short(creator.name) if plain else creator.name},
             "organised": proposal.creator_position == ORGANISER,
@@ -271,7 +283,7 @@ def _to_creator(session: Session, cfg: Config, kind: str, proposal: Proposal,
         return None
     creator = creator_of(proposal, invitations)
     context = {**_about(cfg, proposal, invitations, to_addr, creator, with_status=True),
-               "missing": _and_list([player_name(i) for i in missing]),
+               "missing": _and_list([player_name(i, invitations) for i in missing]),
                "manage_url": links.proposal_url(cfg, proposal.id, proposal.nonce)}  # type: ignore[arg-type]  # stored: its id is set
     return queue(session, cfg, kind, Address(to_addr, proposal.language), context)
 
@@ -299,7 +311,7 @@ def queue_proposal_cancelled(session: Session, cfg: Config, proposal: Proposal, 
     if not to_addr or is_suppressed(session, to_addr):
         return None
     creator = creator_of(proposal, invitations)
-    context = {**_common(cfg, proposal, to_addr), "you": invitation.name,
+    context = {**_common(cfg, proposal, to_addr, invitations=invitations), "you": invitation.name,
                "creator": {"name": creator.name},
                "accepted": invitation.status == InvitationStatus.ACCEPTED}
     return queue(session, cfg, "proposal_cancelled", Address(to_addr, invitation.language), context)

@@ -26,6 +26,7 @@ from pbem.config import Config
 from pbem.db import write
 from pbem.present.board import board
 from pbem.present.final import final_result
+from pbem.present.names import named_view
 from pbem.present.phrases import event_sentences, present_moves
 from pbem.letters.forced import played_for_you
 from pbem.letters.heard import take_unread
@@ -79,11 +80,18 @@ def history(moves: list[list[dict[str, Any]]], view: PlayerView, since: int) -> 
 SINCE_SHOWN = 20
 
 
+def game_seats(session: Session, game: Game) -> list[Seat]:
+    """The seats of `game` in position order."""
+    return list(session.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.position))).all())
+
+
 def seat_context(session: Session, cfg: Config, game: Game, seat: Seat, state: engine.GameState,
-                 *, since: int | None = None, with_moves: bool = True) -> dict[str, Any]:
+                 *, since: int | None = None, with_moves: bool = True,
+                 seats: list[Seat] | None = None) -> dict[str, Any]:
     """Everything the emails about one seat show: board, move links, news since `since`, the
-    forced turns played for the seat meanwhile (`partials/played_for_you.*`)."""
-    view = engine.player_view(state, seat.position)
+    forced turns played for the seat meanwhile (`partials/played_for_you.*`). `seats`: the
+    game's (read if not given), whose names the reader reads (pbem/present/names.py)."""
+    view = named_view(engine.player_view(state, seat.position), seats or game_seats(session, game))
     mark = seat.last_seen_version if since is None else since
     game_url = seat_page_url(cfg, seat)
     moves = move_events(session, game)
@@ -189,9 +197,9 @@ def deferred_turn_email(session: Session, cfg: Config, game: Game, seat: Seat,
     mark = turn_mark(params)
     assert mark is not None
     state = load_state(game)
-    context = seat_context(session, cfg, game, seat, state, since=mark[1])
-    seats = session.exec(select(Seat).where(Seat.game_id == game.id)).all()
-    context["heard"] = take_unread(session, game, list(seats), seat, utcnow())
+    seats = game_seats(session, game)
+    context = seat_context(session, cfg, game, seat, state, since=mark[1], seats=seats)
+    context["heard"] = take_unread(session, game, seats, seat, utcnow())
     email = build(cfg, "turn", seat, context, headers={"Reply-To": reply_to(cfg, game, seat)})
     write(session, _MARK_SEEN, {"b_id": seat.id, "b_version": mark[0]})
     set_committed_value(seat, "last_seen_version", max(seat.last_seen_version, mark[0]))

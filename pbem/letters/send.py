@@ -7,6 +7,7 @@ Who it is to decides its language and its headers, so no caller chooses them:
 - an `Address` (a game being set up, "my games"): the language it asked in, its "never email
   me again" link (`never_url`) and headers;
 - an `Admin`: English, no link, no such headers.
+Every one is from the service by its name in the reader's language ("Korsar par e-mail").
 
 A function that writes words for one reader into the context (a notice's lines, a clock
 sentence) is `@i18n.speaking_to(<reader>)`: the words and the templates are in one language.
@@ -25,6 +26,8 @@ import pbem.i18n as i18n
 from pbem import links
 from pbem.config import Config
 from pbem.letters.unsubscribe import unsubscribe_url
+from pbem.i18n import gettext as _
+from pbem.mail.mime import FROM_NAME
 from pbem.mail.outbox import Email, OutboxRow, enqueue
 from pbem.mail.render import render_email, render_subject
 from pbem.models import Game, Seat, SeatKind
@@ -70,6 +73,12 @@ def _stop_link(cfg: Config, to: Recipient) -> tuple[dict[str, str], dict[str, st
     return {}, {}
 
 
+def _from_name() -> dict[str, str]:
+    """The From header's display name: the service's name in the reader's language (the
+    language in force), for pbem/mail/mime.py."""
+    return {FROM_NAME: _("Korsar by mail")}
+
+
 def _address_of(to: Recipient) -> str:
     return (to.email or "") if isinstance(to, Seat) else to.email
 
@@ -80,7 +89,8 @@ def build(cfg: Config, kind: str, to: Recipient, context: dict[str, Any], *,
     (`headers`: the kind's own, like a Reply-To)."""
     link, stop_headers = _stop_link(cfg, to)
     with i18n.using(to.language):
-        return render_email(kind, _address_of(to), {**link, **context}, {**stop_headers, **(headers or {})})
+        return render_email(kind, _address_of(to), {**link, **context},
+                            {**_from_name(), **stop_headers, **(headers or {})})
 
 
 def queue(session: Session, cfg: Config, kind: str, to: Recipient, context: dict[str, Any], *,
@@ -101,8 +111,9 @@ def queue(session: Session, cfg: Config, kind: str, to: Recipient, context: dict
     else:  # its writer brings the body (and the same headers again)
         with i18n.using(to.language):
             subject = render_subject(kind, context)
+            from_name = _from_name()
         email = Email(kind=kind, to_addr=_address_of(to), subject=subject, text_body=write_at_delivery,
-                      html_body="", headers={**_stop_link(cfg, to)[1], **(headers or {})})
+                      html_body="", headers={**from_name, **_stop_link(cfg, to)[1], **(headers or {})})
     thread = game.thread_id or None if game is not None else None
     return enqueue(session, cfg, email, game_id=game.id if game is not None else None,
                    seat_id=to.id if isinstance(to, Seat) else None,

@@ -36,6 +36,11 @@ _RESERVED = {
 }  # Reply-To may be set (the signed reply address of a turn), as exactly one address
 
 
+# Not a header: the display name of the From header in the reader's language, which the writer
+# of the row chose (pbem/letters/send.py); the address is always MAIL_FROM's.
+FROM_NAME = "From-Name"
+
+
 class MessageError(ValueError):
     """An outbox row that cannot become a valid email (a permanent failure)."""
 
@@ -139,8 +144,13 @@ def _single_address(header_value: object, what: str) -> Address:
 def build_message(row: OutboxMessage, cfg: Config) -> tuple[EmailMessage, Envelope]:
     """The email for `row` and its envelope. Raises MessageError for a malformed row."""
     msg = EmailMessage(policy=MAIL_POLICY)
+    extra = _extra_headers(row)
+    from_name = extra.pop(FROM_NAME, None)
     try:
         msg["From"] = cfg.MAIL_FROM
+        if from_name:  # the same address, named in the reader's language
+            address = _single_address(msg["From"], "MAIL_FROM")
+            msg.replace_header("From", Address(display_name=from_name, addr_spec=address.addr_spec))
         msg["To"] = row.to_addr
         msg["Subject"] = row.subject
         created = row.created_at.replace(tzinfo=timezone.utc) if row.created_at else datetime.now(timezone.utc)
@@ -151,7 +161,7 @@ def build_message(row: OutboxMessage, cfg: Config) -> tuple[EmailMessage, Envelo
         if row.references:
             msg["References"] = row.references
         msg["Auto-Submitted"] = "auto-generated"  # no vacation auto-replies to the game
-        for name, value in _extra_headers(row).items():
+        for name, value in extra.items():
             msg[name] = value
     except MessageError:
         raise

@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import engine
 from engine.view_types import AdminView, AnyView, PlayerView, ShipView, SideView
 from engine import explain
 from pbem.i18n import gettext as _
 from pbem.i18n import ngettext
 from pbem.present.colours import colour_style
+from pbem.present.names import and_list
 from pbem.present.phrases import (Names, blocked_text, capital_you, card, colour_word, event_sentences,
                                   first_upper, outlook_text, present_moves, shown_names)
 
@@ -31,7 +31,7 @@ def _side(side: SideView, ship: ShipView, name: Names) -> dict[str, Any]:
     leader = ship.get("leader")
     counting = card(leader["card"]) if leader is not None and leader["side"] == side["side"] else None
     return {
-        "who": capital_you(" & ".join(name(s) for s in side["seats"])),
+        "who": capital_you(and_list([name(s) for s in side["seats"]])),
         "colour": colour,  # the colour word, None while only the Admiral fights for the side
         "colour_name": colour_word(colour) if colour else _("no colour"),
         "css": colour or "none",  # the page classes: colour-<css>, side-<css>
@@ -105,6 +105,8 @@ def _board(view: AnyView, hands: list[list[str] | None], name: Names, whose: Nam
     if team_play:
         teams = [{"index": t,
                   "members": [name(s) for s in range(len(players)) if team_of and team_of[s] == t],
+                  "names": capital_you(and_list([name(s) for s in range(len(players))
+                                                 if team_of and team_of[s] == t])),
                   "score": score,
                   "winner": t in view["winners"]}
                  for t, score in enumerate(view["team_scores"] or [])]
@@ -119,7 +121,8 @@ def _board(view: AnyView, hands: list[list[str] | None], name: Names, whose: Nam
         "to_move": None if view["to_move"] is None else name(view["to_move"]),
         "finished": view["finished"],
         "teams": teams,
-        "winners": engine.winner_names(view, [name(s) for s in range(len(players))]),
+        "winners": ([and_list([name(s) for s in range(len(players)) if team_of and team_of[s] == t])
+                     for t in view["winners"]] if team_play else [name(s) for s in view["winners"]]),
         "version": view["version"],
     }
 

@@ -19,6 +19,7 @@ from engine import explain
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy, ngettext
 from pbem.present.colours import CARD_STYLE
+from pbem.present.names import and_list
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,7 @@ def outcome_text(view: PlayerView, move: dict[str, Any]) -> str | None:
                  "unless someone attacks it first.")
 
     def side_name(side: int | None) -> str:
-        return " & ".join(players[s] for s in side_seats(view, side)) if side is not None \
+        return and_list([players[s] for s in side_seats(view, side)]) if side is not None \
             else _("Another side")
 
     ship = next(s for s in view["table"] if s["id"] == o.ship)

@@ -9,9 +9,10 @@ Per request, lowest to highest:
    is the reader's own state (a seat's stored language changes only by the preferences POST);
 4. a page reached with a seat's token speaks the seat's language: the view calls
    `pbem.web.seat.use_seat_language(seat)` as soon as it knows the seat. Such a page
-   shows no switch (the seat's preferences page changes its language). The pages of a game being
-   set up and "my games" speak the language stored for their reader (the proposal's, the
-   invitation's, the address's) unless the reader chose one (`speak_stored`).
+   shows no switch (`hide_language_switch`: the seat's preferences page changes its language).
+   The pages of a game being set up and "my games" speak the language stored for their reader
+   (the proposal's, the invitation's if somebody chose it, the address's) unless the reader
+   chose one (`speak_stored`), and show the switch.
 
 The admin dashboard stays English. The pseudo-locale (`i18n.PSEUDO`) is accepted in `?lang=`
 only by an app in testing.
@@ -24,6 +25,7 @@ from urllib.parse import urlencode
 from flask import Flask, Response, current_app, g, request
 
 from pbem import i18n
+from pbem.present.names import bot_name
 
 COOKIE = "korsar_lang"
 COOKIE_MAX_AGE = 365 * 24 * 3600
@@ -67,11 +69,16 @@ def negotiate(tags: list[str]) -> str:
     return next((code for code in map(i18n.spoken, tags) if code), i18n.DEFAULT)
 
 
+def hide_language_switch() -> None:
+    """This page shows no language switch: it speaks a language stored for its reader that only
+    a form changes (a seat's pages: its preferences page; pbem/web/seat.py says so)."""
+    g.korsar_no_language_switch = True
+
+
 def language_links() -> list[dict[str, Any]]:
-    """The language switch: this page in each language (`?lang=`, the other query kept). None
-    on a page reached with a token: it speaks its seat's language, which the seat's
-    preferences page changes."""
-    if "token" in (request.view_args or {}) or "seat_token" in g:  # the seat entry took it (web/seat.py)
+    """The language switch: this page in each language (`?lang=`, the other query kept), on
+    every page but those that said they show none (`hide_language_switch`)."""
+    if g.get("korsar_no_language_switch"):
         return []
     args = request.args.to_dict()
     return [{"code": code, "name": name, "current": code == i18n.current(),
@@ -110,3 +117,4 @@ def init_app(app: Flask) -> None:
     app.teardown_request(_teardown)
     app.jinja_env.globals["language_links"] = language_links
     app.jinja_env.globals["languages"] = i18n.LANGUAGES  # each language in its own words
+    app.jinja_env.globals["bot_name"] = bot_name  # a bot's kind in the reader's words ("bot:greedy")

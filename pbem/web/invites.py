@@ -18,12 +18,13 @@ visitor chose one (`?lang=` or the language switch's cookie, pbem/web/i18n_web.p
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
 import engine
 from flask import Blueprint, redirect, render_template, request
-from pbem import links
+from pbem import i18n, links
 from pbem.appctx import config, db
 from pbem.db import read_scope, session_scope
 from pbem.games import invitations, proposals, unasked_mail
@@ -34,7 +35,7 @@ from pbem.games.errors import GameError
 from pbem.games.setup import SetupError
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.letters.invitations import answer_note, clock_sentences, player_name, teams_sentence
+from pbem.letters.invitations import answer_note, clock_sentences, player_name, proposal_name, teams_sentence
 from pbem.models import Invitation, Proposal
 from pbem.web.error_page import error_page
 from pbem.web.i18n_web import speak_stored
@@ -80,7 +81,8 @@ def _speak_for(salt: str, token: str, model: type[Proposal] | type[Invitation]) 
     """Speak the language of the token's row from the start, so that the domain's refusals
     (translated where they are raised) are in it too; the row, or None."""
     row = _row_of(salt, token, model)
-    speak_stored(row.language if row is not None else None)
+    # An invitee nobody chose a language for reads the browser's (pbem/models.py Invitation).
+    speak_stored(row.language if row is not None and getattr(row, "language_chosen", True) else None)
     return row
 
 
@@ -101,7 +103,7 @@ def _seat_rows(view: ProposalView, reader: Invitation | None, with_addresses: bo
     for invitation in view.invitations:
         is_bot = invitation.kind == "bot"
         rows.append({
-            "position": invitation.position, "name": player_name(invitation), "bot": is_bot,
+            "position": invitation.position, "name": player_name(invitation, view.invitations), "bot": is_bot,
             "email": invitation.email if with_addresses and invitation.creator_typed and not is_bot else None,
             "status": invitation.status,
             "status_text": answer_note(invitation),
@@ -119,7 +121,7 @@ def _clock(view: ProposalView) -> list[str]:
 
 
 def _game_name(view: ProposalView) -> str:
-    return view.proposal.name or _("A game of Korsar")
+    return proposal_name(view.proposal, view.invitations)
 
 
 def _proposal_page(token: str, view: ProposalView, *, status: int = 200, replace_errors: dict[int, str] | None = None,
@@ -292,7 +294,8 @@ def _answer(token: str, answer: Any, accepted: bool) -> Any:
 
 @bp.route("/i/<token>/accept", methods=["POST"])
 def accept(token: str) -> Any:
-    return _answer(token, invitations.accept_invitation, accepted=True)
+    """Yes, in the language the page was read in (theirs in the game, if nobody chose one)."""
+    return _answer(token, partial(invitations.accept_invitation, language=i18n.current()), accepted=True)
 
 
 @bp.route("/i/<token>/decline", methods=["POST"])

@@ -22,6 +22,7 @@ from pbem import store
 from pbem.letters import notify
 from pbem.present.board import board, move_log
 from pbem.present.final import final_result
+from pbem.present.names import named_view, seat_name
 from pbem.present.phrases import describe_move
 from pbem.logging import log_context
 from pbem.models import Game, GameStatus, Seat, utcnow
@@ -44,12 +45,13 @@ def _error_page(message: str, status: int, game_url: str | None = None) -> tuple
     return error_page("move", message, status, game_url=game_url)
 
 
-def _page_context(game: Game, seat: Seat, state: engine.GameState, game_url: str) -> dict[str, Any]:
-    view = engine.player_view(state, seat.position)
+def _page_context(game: Game, seat: Seat, seats: list[Seat], state: engine.GameState,
+                  game_url: str) -> dict[str, Any]:
+    view = named_view(engine.player_view(state, seat.position), seats)
     return {"game": game, "seat": seat, "view": view, "board": board(view), "game_url": game_url}
 
 
-def _deadline(game: Game, seat: Seat, to_move: Seat | None) -> str | None:
+def _deadline(game: Game, seat: Seat, seats: list[Seat], to_move: Seat | None) -> str | None:
     """When the turn of the player to move ends, in the reader's time zone; None without one."""
     if game.status != GameStatus.RUNNING or game.deadline_at is None or to_move is None:
         return None
@@ -57,7 +59,8 @@ def _deadline(game: Game, seat: Seat, to_move: Seat | None) -> str | None:
     left = time_left_text(game.deadline_at, utcnow())
     if to_move.position == seat.position:
         return _("Your turn ends %(when)s, in %(left)s.", when=when, left=left)
-    return _("%(player)s has until %(when)s to move, in %(left)s.", player=to_move.name, when=when, left=left)
+    return _("%(player)s has until %(when)s to move, in %(left)s.", player=seat_name(to_move, seats),
+             when=when, left=left)
 
 
 @bp.route("/m/<token>", methods=["GET"])
@@ -71,7 +74,8 @@ def confirm_move(token: str) -> Any:
     log_context(game_id=parsed.game_id)
     with read_scope(db()) as session:
         try:
-            game, seat = _open(load_seat(session, parsed.seat))
+            seated = load_seat(session, parsed.seat)
+            game, seat = _open(seated)
         except links.LinkError as exc:
             return _error_page(link_message(exc), exc.status)
         game_url = _signed(seat.game_id, seat.position, seat.link_nonce)
@@ -84,7 +88,7 @@ def confirm_move(token: str) -> Any:
                                   state=state)
         if refusal is not None:
             return _error_page(refusal.message, refusal.status, game_url)
-        context = _page_context(game, seat, state, game_url)
+        context = _page_context(game, seat, seated.seats, state, game_url)
         presented = next((mv for mv in context["board"]["moves"] if mv["move"] == move), None)
         return render_template("player/confirm.html", token=token, move=move,
                                move_text=describe_move(move, context["view"]),
@@ -124,7 +128,7 @@ def game_page() -> Any:
     cfg = config()
     with seat_entry.reading() as (session, seated):
         game, seat = seated.game, seated.seat
-        context = _page_context(game, seat, seated.state, seat_entry.page_url())
+        context = _page_context(game, seat, seated.seats, seated.state, seat_entry.page_url())
         view = context["view"]
         moves = notify.move_links(cfg, game, seat, view) if seated.may_play else []
         stored = records.moves_of(session, game.id)  # type: ignore[arg-type]  # stored: its id is set
@@ -135,7 +139,7 @@ def game_page() -> Any:
         just_played = next((entry for entry, record in zip(log, stored)
                             if record.number == played and record.seat == seat.position), None)
         return render_template("player/game.html", moves=moves, log=log, final=final,
-                               deadline=_deadline(game, seat, seated.to_move),
+                               deadline=_deadline(game, seat, seated.seats, seated.to_move),
                                talk_box=talk_web.talk_box(session, seated, context["game_url"]),
                                just_played=just_played, **context)
 

@@ -32,6 +32,7 @@ from pbem.games.seated import SeatedGame
 from pbem.logging import log_context
 from pbem.models import Game, Seat
 from pbem.web.error_page import error_page
+from pbem.web.i18n_web import hide_language_switch
 from pbem.web.limited import limit_page
 
 bp = Blueprint("seat", __name__, url_prefix="/g/<token>")
@@ -46,7 +47,9 @@ def link_message(exc: links.LinkError) -> str:
 
 
 def use_seat_language(seat: Seat) -> None:
-    """Pages reached with a seat's token speak the seat's language, for the rest of the request."""
+    """Pages reached with a seat's token speak the seat's language, for the rest of the request,
+    and show no language switch (the seat's preferences page changes it)."""
+    hide_language_switch()
     code = getattr(seat, "language", None)
     if code:
         i18n.set_language(code)

@@ -18,6 +18,7 @@ from typing import Any
 
 from flask import Blueprint, redirect, render_template
 
+from pbem.present.names import reader_names, seat_name
 from pbem.appctx import config
 from pbem.games import lifecycle, proposals
 from pbem.games.finish import is_over
@@ -47,7 +48,9 @@ def rematch_page() -> Any:
         if not is_over(game):
             return _refusal(_(NOT_OVER))
         return render_template("seat/rematch.html", game=game, seat=seat, token=seat_entry.token(),
-                               players=seated.seats, game_url=seat_entry.page_url())
+                               players=[{"position": s.position, "name": name} for s, name in
+                                        zip(seated.seats, reader_names(seated.seats))],
+                               game_url=seat_entry.page_url())
 
 
 @bp.route("/rematch", methods=["POST"])
@@ -70,7 +73,8 @@ def leave_page() -> Any:
             return _refusal(_(LEAVE_OVER))
         partner = next(iter(seated.partners()), None) if seat.team is not None else None
         return render_template("seat/leave.html", game=game, seat=seat, token=seat_entry.token(),
-                               partner=partner, game_url=seat_entry.page_url())
+                               partner=None if partner is None else {"name": seat_name(partner, seated.seats)},
+                               game_url=seat_entry.page_url())
 
 
 @bp.route("/leave", methods=["POST"])

@@ -19,6 +19,7 @@ from pbem.games.seated import SeatedGame
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.models import utcnow
+from pbem.present.names import and_list, seat_name
 from pbem.web import seat as seat_entry
 from pbem.web.error_page import error_page
 
@@ -29,6 +30,7 @@ BOX_CLOSED = {
     talk.TALK_ENDED: lazy("Talk ended with the game: the words above stay for you to read."),
     talk.WRITER_LEFT: lazy("You have left this game, so you can no longer talk here."),
     talk.ONLY_BOTS: lazy("Only bots play with you here: nobody would read your words."),
+    talk.PARTNER_IS_BOT: lazy("Your partner is a bot: it does not read messages."),
 }
 # Read at most this much of a form (the stored message is cut at talk.MAX_TALK_CHARS).
 MAX_FORM_CHARS = 4 * talk.MAX_TALK_CHARS
@@ -55,11 +57,14 @@ def talk_box(session: Session, seated: SeatedGame, game_url: str) -> dict[str, A
     where to post; read in the game page's own transaction."""
     game, seats, seat = seated.game, seated.seats, seated.seat
     lines = talk.visible(session, game, seats, seat)
-    partners = [s.name for s in seated.partners()]
+    partners = [seat_name(s, seats) for s in seated.partners()]
     closed = talk.refusal(game, seats, seat)
     return {
         "enabled": bool(game.teams or game.table_talk),
         "closed": _(BOX_CLOSED.get(closed, closed)) if closed else None,  # why nothing can be sent now
-        "title": _("Talk with %(partners)s", partners=_(" and ").join(partners)) if partners else _("Table talk"),
+        "title": _("Talk with %(partners)s", partners=and_list(partners)) if partners else _("Table talk"),
+        # who reads what is sent here, said beside the form
+        "readers": _("Only your partner reads your message.") if game.teams
+        else _("The whole table reads your message."),
         "lines": lines, "url": f"{game_url}/talk", "max_chars": talk.MAX_TALK_CHARS,
     }

@@ -105,7 +105,7 @@ def test_the_turn_email_shows_hand_table_piles_news_and_one_link_per_legal_move(
     for card in board["hand"]:
         assert f"  - {card.name}" in text
     assert "Ship 1: Merchant ship (5 gold), owner you" in text
-    assert "Cid & Dan: Green, strength 3 (strongest) - Green 3" in text
+    assert "Cid and Dan: Green, strength 3 (strongest) - Green 3" in text
     assert "SINCE YOUR LAST TURN" in text and "Cid played Green 3 on your ship 1 (5 gold)." in text
     assert f"Draw pile: {board['draw_pile']} cards." in text
     links = move_links(text)

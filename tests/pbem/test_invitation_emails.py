@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from sqlmodel import Session, select
 
+from pbem.mail.mime import FROM_NAME
 from pbem import i18n, links
 from pbem.db import session_scope
 from pbem.letters import invitations as letters
@@ -108,7 +109,9 @@ def test_each_kind_goes_to_its_reader_with_the_never_email_link_and_list_unsubsc
     assert row["to_addr"] == reader
     never = links.never_url(cfg, reader)
     assert never in row["text_body"] and f'href="{never}"' in row["html_body"]
-    assert json.loads(row["headers_json"]) == links.never_headers(cfg, reader)
+    headers = json.loads(row["headers_json"])
+    assert headers.pop(FROM_NAME) == "Korsar by mail"  # not a header: the From display name
+    assert headers == links.never_headers(cfg, reader)
     assert f'href="{links.rules_url(cfg)}"' in row["html_body"]
     assert [m.kind for m in outbox(app)] == [kind]
 
@@ -146,7 +149,7 @@ def test_the_confirmation_carries_a_working_single_use_link_valid_24_hours(app, 
 
 def test_the_confirmation_lists_the_players_with_bots_named_as_bots_and_the_clock(app):
     text = queue(app, "confirm_game")["text_body"]
-    assert "Ann (you)" in text and "Greedy bot (played by the computer)" in text
+    assert "Ann (you)" in text and "  - Greedy bot\n" in text  # its name says it is a bot
     assert "Time for each move: 2 days." in text and "50% and 85%" in text
     assert "Teams of two: Ann and Bob · Greedy bot and Cid." in text
     assert "If you did not ask for this, ignore this email: nobody else is emailed" in text

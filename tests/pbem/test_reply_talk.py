@@ -97,13 +97,13 @@ def test_the_other_words_of_a_reply_whose_move_is_refused_are_not_passed_on_and_
     assert handler.NOT_PLAYED_NOT_PASSED in _answer(app, before)
 
 
-def test_nothing_is_passed_to_a_bot_partner(app, smtp_server, receiver):
+def test_nothing_is_passed_to_a_bot_partner_and_the_answer_says_the_partner_is_a_bot(app, smtp_server, receiver):
     game_id = _team_game(app, [f"Ann <{ANN}>", "bot:greedy", f"Cid <{CID}>", f"Dan <{DAN}>"])
     assert _partner(app, game_id).kind == "bot"
     before = outbox_ids(app)
     send(receiver, reply_to(latest(smtp_server, ANN, "your turn"), ANN, "say are you there?"))
     assert _talk(app, game_id) == []
-    assert talk.ONLY_BOTS in _answer(app, before)
+    assert talk.PARTNER_IS_BOT in _answer(app, before)  # a partner, not "bots"
 
 
 def test_words_in_an_individual_game_without_table_talk_are_not_passed_on(app, smtp_server, receiver):

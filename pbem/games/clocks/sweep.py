@@ -30,6 +30,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
+from pbem.present.names import named_view
 from pbem.games import notices
 from pbem.games.clocks import reminders
 import pbem.i18n as i18n
@@ -159,7 +160,7 @@ def _timeout(session: Session, cfg: Config, game: Game, seats: list[Seat],
         planned = plan_move(session, cfg, game, seats, seat.position, bot_move(game, seat, state, view, cfg=cfg),
                             expected_version=game.version, source="timeout", now=now, state=state)
         with i18n.using(seat.language):  # the email says what was played in the seat's words
-            move_text = describe_move(planned.move, view)
+            move_text = describe_move(planned.move, named_view(view, seats))
         emails.queue_timeout_autoplay(session, cfg, game, seat, move_text=move_text, now=now)
     log.info("timeout game=%s seat=%s policy=%s", game.id, seat.position, policy)
     return _Timeout(policy, seat, planned)
