@@ -103,7 +103,7 @@ def test_every_kind_of_email_reaches_a_seat_in_its_language_without_english(
 
 
 # ---------------------------------------------------------------- spot checks, in whole sentences
-FR_PLACES = {1: "1er", 2: "2e", 3: "3e", 4: "4e"}
+FR_PLACES = {1: "1ᵉʳ", 2: "2ᵉ", 3: "3ᵉ", 4: "4ᵉ"}
 NBSP = "\u00a0"  # French typography: a no-break space before a colon
 VI_COLOURS = {"green": "xanh lá", "blue": "xanh dương", "red": "đỏ", "black": "đen"}
 
@@ -172,7 +172,7 @@ def test_the_french_game_over_breakdown_reads_as_a_french_rulebook(app, smtp_ser
         assert f"      score{NBSP}: {mine}\n" in text
         assert f"  Vous{NBSP}: {mine} or\n" in text
         winners = [view["players"][w] if w != seat.position else "vous" for w in view["winners"]]
-        verdict = (f"Vainqueur{NBSP}: {winners[0]}" if len(winners) == 1 else
+        verdict = (f"Victoire{NBSP}: {winners[0]}" if len(winners) == 1 else
                    f"Victoire partagée{NBSP}: {', '.join(winners)}")
         assert verdict in text
 
@@ -221,11 +221,11 @@ def test_time_left_joins_its_two_units_as_each_language_does():
 
 # ---------------------------------------------------------------- cards, moves, events from codes
 @pytest.mark.parametrize(("code", "fr", "vi"), [
-    ("B3", "Corsaire bleu 3", "Tàu Hải Tặc xanh dương 3"),
-    ("G2", "Corsaire vert 2", "Tàu Hải Tặc xanh lá 2"),
-    ("RC", "Capitaine rouge", "Thuyền Trưởng đỏ"),
-    ("AD", "Amiral", "Đô Đốc"),
-    ("M3", "Vaisseau (3 or)", "Tàu Buôn (3 vàng)"),
+    ("B3", "corsaire bleu 3", "Tàu Hải Tặc xanh dương 3"),  # French: lower case, as the seed writes
+    ("G2", "corsaire vert 2", "Tàu Hải Tặc xanh lá 2"),    # them, so "Défausser le corsaire vert 2"
+    ("RC", "capitaine rouge", "Thuyền Trưởng đỏ"),
+    ("AD", "amiral", "Đô Đốc"),
+    ("M3", "vaisseau (3 or)", "Tàu Buôn (3 vàng)"),
 ])
 def test_a_card_is_named_in_the_clients_words(code, fr, vi):
     with i18n.using("fr"):
@@ -286,7 +286,7 @@ def test_the_placing_is_a_whole_sentence_with_the_places_own_ordinal():
             "scores": [20, 12, 12], "score_piles": [[8, 7, 5], [6, 6], [7, 5]],
             "hand_merchants": [[], [], []], "winners": [0], "table": []}
     with i18n.using("fr"):
-        assert final_result(view, [])["placing"] == "Vous partagez le 2e rang sur 3."
+        assert final_result(view, [])["placing"] == "Vous partagez le 2ᵉ rang sur 3."
     with i18n.using("vi"):
         assert final_result(view, [])["placing"] == "Bạn đồng hạng nhì trong 3 người chơi."
     with i18n.using("en"):

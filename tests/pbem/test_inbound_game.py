@@ -37,7 +37,7 @@ def test_a_whole_two_player_game_is_played_only_by_replies_in_english_and_in_fre
         body = str(legal.index(move) + 1) if turn % 3 == 2 else move_words(move, lang)
         send(receiver, reply_to(original, mover, body, lang=lang))
         deliver(app)
-        answer = latest(smtp_server, mover, {"en": ": played: ", "fr": " : joué : "}[lang])
+        answer = latest(smtp_server, mover, {"en": ": played: ", "fr": " : coup joué ("}[lang])
         assert game_state(app, game_id)[1].version > state.version, (body, text_part(answer)[:300])
         assert str(answer["To"]) == mover and answer["Reply-To"] != original["Reply-To"]
     else:
