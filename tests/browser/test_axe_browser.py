@@ -118,3 +118,30 @@ def test_the_axe_check_fails_a_page_with_an_unlabelled_field_and_faint_text(read
                        '<input type="text"><p style="color:#bbb">faint</p></main></body></html>')
     found = {v["id"] for v in violations(reader)}
     assert {"label", "color-contrast"} <= found, found
+
+
+@pytest.mark.parametrize("reader", ["en"], indirect=True)
+def test_the_admin_pages_pass_axe_at_both_widths(app, reader):
+    from test_admin_browser import EMAIL, PASSWORD, more_games, play_some_moves
+
+    from pbem.auth import create_admin
+    from pbem.games.service import create_game
+    from pbem.games.settings import GameSettings
+
+    with session_scope(app.extensions["korsar_db"]) as s:
+        create_admin(s, EMAIL, PASSWORD)
+        game_id = create_game(s, app.config["KORSAR"], ["Ann <ann@example.com>", "Bob <bob@example.com>", "bot:greedy"],
+                              GameSettings(name="Club night"), seed=11).id
+    play_some_moves(app, game_id, 12)  # a move log long enough to scroll
+    more_games(app)
+    reader.goto("/admin/login")
+    problems = _checked(reader, "/admin/login")
+    reader.fill("#email", EMAIL)
+    reader.fill("#password", PASSWORD)
+    reader.click("button[type=submit]")
+    reader.wait_for_url("**/admin/")
+    for path in ["/admin/", "/admin/?sort=waiting&dir=asc", f"/admin/games/{game_id}", "/admin/games/new",
+                 "/admin/outbox", "/admin/stats", "/admin/audit"]:
+        reader.goto(path)
+        problems += _checked(reader, path)
+    assert not problems, f"axe-core finds {len(problems)} violations (moderate or worse):\n" + "\n".join(problems)

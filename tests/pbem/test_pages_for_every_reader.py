@@ -214,7 +214,7 @@ def test_the_admin_pages_carry_their_axe_fixes():
     assert re.search(r"<th\{% if active %\} aria-sort=", games) and not re.search(r"<a [^>]*aria-sort", games)
     assert (TEMPLATES / "admin" / "base.html").read_text().startswith("<!DOCTYPE html>")
     detail = (TEMPLATES / "admin" / "game_detail.html").read_text()
-    assert re.search(r'<ol class="move-log" tabindex="0" role="region" aria-labelledby="log-h">', detail)
+    assert '<div class="log-scroll" tabindex="0" role="region" aria-label="Move log, scrollable">' in detail
 
 
 def test_the_admin_login_asks_the_browser_for_the_saved_password(client):
