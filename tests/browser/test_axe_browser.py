@@ -2,7 +2,8 @@
 1280 and 390 px, in the system Chromium: no violation of impact moderate or worse (WCAG 2.x A/AA
 and axe's best practices). The pages are those of test_phone_width (every player-facing GET
 route, with its error pages), plus the pages after a form: /new refused, a preference saved, a
-move played. The emails are the ones the service sends (phone_samples.play_every_kind).
+move played. The emails are the ones the service sends (phone_samples.play_every_kind). The
+admin's pages (English only) are checked at both widths too.
 Skipped, with the reason, where axe-core (`make install`, from npm) or Chromium is absent."""
 from __future__ import annotations
 
