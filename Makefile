@@ -18,8 +18,18 @@ BABEL := $(VENV)/bin/pybabel
 PO_FILES := $(wildcard $(TRANSLATIONS)/*/LC_MESSAGES/*.po)
 MO_FILES := $(PO_FILES:.po=.mo)
 
+# axe-core for the accessibility tests (tests/browser/test_axe_browser.py), from the npm registry
+# into the venv; without npm (or offline) a note, and those tests skip with the reason.
+AXE := $(VENV)/axe/node_modules/axe-core/axe.min.js
+NPM ?= npm
+
 # The packages installed, then the catalogs compiled: a fresh clone runs and tests in every language.
-install: $(VENV)/.installed $(MO_FILES)
+install: $(VENV)/.installed $(MO_FILES) $(AXE)
+
+$(AXE):
+	@if command -v $(NPM) >/dev/null 2>&1 && $(NPM) install --silent --no-audit --no-fund --prefix $(VENV)/axe axe-core@4; \
+	then echo "axe-core installed in $(VENV)/axe"; \
+	else echo "note: axe-core not installed (no npm, or npm failed): the axe tests will be skipped"; fi
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)

@@ -75,8 +75,9 @@ def _stop_link(cfg: Config, to: Recipient) -> tuple[dict[str, str], dict[str, st
 
 def _from_name() -> dict[str, str]:
     """The From header's display name: the service's name in the reader's language (the
-    language in force), for pbem/mail/mime.py."""
-    return {FROM_NAME: _("Korsar by mail")}
+    language in force), for pbem/mail/mime.py. A header keeps plain hyphens: the catalog's
+    non-breaking one (U+2011) is for text wrapped on a screen, and a mailbox search types "-"."""
+    return {FROM_NAME: _("Korsar by mail").replace("\u2011", "-")}
 
 
 def _address_of(to: Recipient) -> str:

@@ -1,13 +1,17 @@
 """The home page, "my games" and the seat's leave and rematch pages in the system Chromium, at
 1280 and 390 px (screenshots: test-artifacts/screenshots/home-*.png): nothing sticks out of a
 phone's screen, no script or style is refused by the CSP, and the time zone list preselects the
-browser's own zone. `KORSAR_HOME_PICTURE=1` also remakes the home page's picture of a turn email
-(pbem/static/home/turn-email.png) from a real one (pbem/static/home/README.md)."""
+browser's own zone. `KORSAR_HOME_PICTURE=1` also remakes the home page's pictures of a turn
+email, one per language (pbem/static/home/turn-email*.png), each from a real one
+(pbem/static/home/README.md); each language's home page shows its own."""
 from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from conftest import DESKTOP, PHONE, SCREENSHOTS
 from phone_samples import Table, seat_path
@@ -18,9 +22,30 @@ from test_seat_actions import play_to_the_end  # noqa: E402
 
 from pbem import links  # noqa: E402
 
-PICTURE = Path(__file__).resolve().parents[2] / "pbem" / "static" / "home" / "turn-email.png"
+HOME = Path(__file__).resolve().parents[2] / "pbem" / "static" / "home"
 PICTURE_HEIGHT = 800  # the top of the email: the turn, the hand, the table, the first moves
 CREW = ["Anne Bonny <anne@example.com>", "Jack Rackham <jack@example.com>", "Mary Read <mary@example.com>"]
+
+
+@dataclass(frozen=True)
+class Picture:
+    """The home page's picture of a turn email in one language: its file, a crew and a game name
+    a reader of that language would choose."""
+
+    file: str
+    crew: list[str]
+    game: str
+
+
+PICTURES = {
+    "en": Picture("turn-email.png", CREW, "The Spanish Main"),
+    "fr": Picture("turn-email.fr.png", ["Anne Dieu-le-Veut <anne@example.com> [fr]",
+                                        "Jean Bart <jean@example.com> [fr]",
+                                        "Robert Surcouf <robert@example.com> [fr]"], "Les corsaires de Saint-Malo"),
+    "vi": Picture("turn-email.vi.png", ["Nguyễn Thị Ánh <anh@example.com> [vi]",
+                                        "Trần Văn Bình <binh@example.com> [vi]",
+                                        "Lê Minh Châu <chau@example.com> [vi]"], "Sóng gió Vịnh Hạ Long"),
+}
 
 
 def look(page, name: str) -> list[str]:
@@ -44,9 +69,9 @@ def assert_posted(page) -> None:
         "`same-origin` (pbem/web/security.py and the meta tag in pbem/templates/base.html)")
 
 
-def turn_email_picture(app, smtp_server, browser, target: Path) -> None:
+def turn_email_picture(app, smtp_server, browser, picture: Picture, target: Path) -> None:
     """A real turn email (a game of three, some moves in), as a phone shows it, saved as a PNG."""
-    table = Table(app, smtp_server.host, smtp_server.port, CREW, name="The Spanish Main", teams=False, seed=11)
+    table = Table(app, smtp_server.host, smtp_server.port, picture.crew, name=picture.game, teams=False, seed=11)
     table.play(4)
     html = table.latest_turn_email().html_body
     context = browser.new_context(viewport={"width": PHONE["width"], "height": PICTURE_HEIGHT},
@@ -60,12 +85,29 @@ def turn_email_picture(app, smtp_server, browser, target: Path) -> None:
         context.close()
 
 
-def test_the_picture_of_a_turn_email_is_made_from_a_real_one(app, smtp_server, browser):
-    target = PICTURE if os.environ.get("KORSAR_HOME_PICTURE") == "1" else SCREENSHOTS / "home-turn-email.png"
+# One command remakes the three: KORSAR_HOME_PICTURE=1 pytest tests/browser/test_home_browser.py -k picture
+@pytest.mark.parametrize("code", sorted(PICTURES))
+def test_the_picture_of_a_turn_email_is_made_from_a_real_one_in_each_language(app, smtp_server, browser, code):
+    picture = PICTURES[code]
+    made = HOME / picture.file
+    target = made if os.environ.get("KORSAR_HOME_PICTURE") == "1" else SCREENSHOTS / f"home-{picture.file}"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    turn_email_picture(app, smtp_server, browser, target)
+    turn_email_picture(app, smtp_server, browser, picture, target)
     assert target.stat().st_size < 160_000
-    assert PICTURE.exists(), "pbem/static/home/turn-email.png is missing: run with KORSAR_HOME_PICTURE=1"
+    assert made.exists(), f"pbem/static/home/{picture.file} is missing: run with KORSAR_HOME_PICTURE=1"
+
+
+@pytest.mark.parametrize("code", sorted(PICTURES))
+def test_each_languages_home_page_shows_its_own_picture(browser, live_server, code):
+    context = browser.new_context(viewport=PHONE, base_url=live_server)
+    try:
+        page = context.new_page()
+        page.goto(f"/?lang={code}")
+        image = page.locator(".home-email img")
+        assert image.get_attribute("src").endswith("/" + PICTURES[code].file)
+        assert image.evaluate("img => img.naturalWidth") == PHONE["width"]
+    finally:
+        context.close()
 
 
 def test_home_my_games_leave_and_rematch_pages_fit_and_work(app, smtp_server, browser, live_server):
