@@ -34,13 +34,13 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from pbem import i18n, links
+from pbem import i18n, links, metrics
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games import errors, service, talk
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.inbound import commands, ours, quotes
+from pbem.inbound import bounces, commands, ours, quotes
 from pbem.inbound.bounds import Rejected
 from pbem.inbound.message import Inbound, read_message
 from pbem.letters import replies
@@ -82,7 +82,7 @@ WENT_TO_TABLE_CUT = lazy("Your words went to the whole table (%(listeners)s), sh
 class Handled:
     """What became of one received email (logged, stored, and what the tests look at)."""
 
-    outcome: str  # played | refused | talk | flood | ignored
+    outcome: str  # played | refused | talk | flood | ignored | bounce | complaint (pbem/inbound/bounces.py)
     reason: str
     answered: bool = False
     game_id: int | None = None
@@ -106,7 +106,11 @@ def handle_message(db: Engine, cfg: Config, raw: bytes, *, envelope_from: str | 
         with session_scope(db) as session:
             if session.exec(select(InboundMail.id).where(InboundMail.message_id == mail.message_id)).first():
                 return _logged(Handled("ignored", "duplicate Message-ID: acted on once already"))
-            handled = _handle(session, cfg, mail, token, now)
+            if bounces.is_bounce_mail(cfg, mail):  # the envelope sender's mail: never a reply
+                outcome, reason, game_id = bounces.handle_bounce(session, cfg, mail, raw, now)
+                handled = Handled(outcome, reason, game_id=game_id)
+            else:
+                handled = _handle(session, cfg, mail, token, now)
             session.add(InboundMail(message_id=mail.message_id, from_addr=mail.from_addr[:254],
                                     game_id=handled.game_id, outcome=handled.outcome, received_at=now))
             session.flush()
@@ -116,6 +120,7 @@ def handle_message(db: Engine, cfg: Config, raw: bytes, *, envelope_from: str | 
 
 
 def _logged(handled: Handled) -> Handled:
+    metrics.REPLIES.labels(handled.outcome, metrics.reason_label(handled.reason)).inc()
     log.info("reply %s: %s", handled.outcome, handled.reason,
              extra={"game_id": handled.game_id, "answered": handled.answered})
     return handled

@@ -29,7 +29,7 @@ LAYERS = {
     # storage, settings and pure helpers
     "pbem.config": BASE, "pbem.models": BASE, "pbem.db": BASE, "pbem.sqlite": BASE,
     "pbem.words": BASE, "pbem.i18n": BASE, "pbem.links": BASE, "pbem.logging": BASE, "pbem.runtime": BASE,
-    "pbem.auth": BASE, "pbem.addresses": BASE,
+    "pbem.auth": BASE, "pbem.addresses": BASE, "pbem.models_mail": BASE, "pbem.metrics": BASE,
     "pbem.appctx": BASE, "pbem.schedule": BASE, "pbem.store": BASE, "pbem.migrations": BASE,
 }
 
@@ -42,6 +42,7 @@ LAZY_ALLOWED = {
     ("pbem", "pbem.web.admin"): "create_app registers the blueprints",
     ("pbem", "pbem.web.dev"): "create_app registers the blueprints",
     ("pbem", "pbem.web.health"): "create_app registers the blueprints",
+    ("pbem", "pbem.web.metrics"): "create_app registers the blueprints",
     ("pbem", "pbem.web.player"): "create_app registers the blueprints",
     ("pbem", "pbem.web.prefs"): "create_app registers the blueprints",
     ("pbem", "pbem.web.talk"): "create_app registers the blueprints",
