@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 from pbem.config import Config
 from pbem.games import notices
 from pbem.games.invitations import proposal_view
+from pbem.games.my_games import read_my_games_token
 from pbem.i18n import gettext as _
 from pbem.letters import invitations as letters
 from pbem.mail import undeliverable
@@ -80,3 +81,13 @@ def _tell_creators(session: Session, cfg: Config, mark: Bounce, now: datetime) -
 def clear_mark(session: Session, email: str, *, now: datetime | None = None) -> bool:
     """`email` can read mail again (its own /me page, or an admin): mail to it resumes."""
     return undeliverable.clear(session, email, now=now)
+
+
+def mail_works_again(session: Session, cfg: Config, token: str, *, now: datetime | None = None) -> bool:
+    """"I can read mail again", from the address's own /me page (its signed token)."""
+    return clear_mark(session, read_my_games_token(cfg, token), now=now)
+
+
+def bounces(session: Session, email: str) -> bool:
+    """Whether our mail to `email` bounces (its /me page offers to say it works again)."""
+    return undeliverable.is_undeliverable(session, email)

@@ -67,6 +67,7 @@ LAZY_ENTRY_MODULES = {"pbem.cli", "pbem.devserver", "pbem.worker"}
 # blueprint package whose route modules register themselves on its `bp` (entry layer only).
 CIRCLE_ALLOWED = {
     ("pbem.web.admin.auth_views", "pbem.web.admin"): "routes register on the admin blueprint",
+    ("pbem.web.admin.bounces", "pbem.web.admin"): "routes register on the admin blueprint",
     ("pbem.web.admin.game_actions", "pbem.web.admin"): "routes register on the admin blueprint",
     ("pbem.web.admin.games", "pbem.web.admin"): "routes register on the admin blueprint",
     ("pbem.web.admin.outbox", "pbem.web.admin"): "routes register on the admin blueprint",
