@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import select
 
 from pbem.db import session_scope
+from pbem.mail.verp import bounce_address
 from pbem.mail import undeliverable
 from pbem.models import OutboxMessage, OutboxStatus, utcnow
 from pbem.models_mail import Bounce
@@ -80,3 +81,15 @@ def _rfc822(inner: EmailMessage) -> EmailMessage:
     part = EmailMessage()
     part.set_content(inner)
     return part
+
+
+def bounce(engine: Engine, cfg, address: str, name: str = "dsn_01.txt", *, now=None) -> None:  # type: ignore[no-untyped-def]
+    """The latest email we queued for `address` bounces for good (a real DSN, received by the one
+    handler as the SMTP receiver hands it over; its VERP token names the email)."""
+    from pbem.inbound.handler import handle_message
+    with session_scope(engine) as session:
+        row_id = session.exec(select(OutboxMessage.id).where(OutboxMessage.to_addr == address)
+                              .order_by(OutboxMessage.id.desc())).first()  # type: ignore[union-attr]
+    assert row_id is not None, f"no email to {address} to bounce"
+    raw = sample(name).replace(b"Message-ID: <", f"Message-ID: <{row_id}.".encode(), 1)
+    handle_message(engine, cfg, raw, envelope_from="", envelope_rcpts=[bounce_address(cfg, row_id)], now=now)
