@@ -4,15 +4,20 @@ with the kind it names; tokens that do not verify change nothing; complaints put
 the never-list."""
 from __future__ import annotations
 
+import os
 import smtplib
+import subprocess
 
 import pytest
 from bounce_helpers import bounces_of, complaint, is_undeliverable, sample, samples, sent_email
-from game_helpers import cfg_of, db_of, seats, start_game
+from game_helpers import cfg_of, db_of, make_cfg, seats, start_game
 from inbound_helpers import receiver, send  # noqa: F401  (receiver: a fixture)
+from smtp_fakes import free_port
+from test_inbound_process import ROOT, procfile_command
 
 from pbem import links
-from pbem.db import session_scope
+from pbem.db import make_engine, session_scope
+from pbem.devserver import wait_for_port
 from pbem.mail import suppression
 from pbem.mail.verp import bounce_address
 
@@ -82,3 +87,29 @@ def test_a_feedback_report_that_is_no_abuse_complaint_changes_nothing(app, recei
     with session_scope(db_of(app)) as session:
         assert not suppression.is_suppressed(session, "hal@example.org")
     assert bounces_of(db_of(app), "hal@example.org") == []
+
+
+@pytest.mark.slow
+def test_every_sample_sent_to_the_procfiles_inbound_process_marks_its_address(database_url, tmp_path):
+    """The Procfile's `inbound:` process itself, fed every sample over SMTP connections."""
+    cfg = make_cfg(database_url)
+    engine = make_engine(database_url)
+    rows = [(name, address, kind, sent_email(engine, address.lower())) for name, address, kind in SAMPLES]
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": database_url, "SECRET_KEY": cfg.SECRET_KEY, "BASE_URL": cfg.BASE_URL,
+           "MAIL_FROM": cfg.MAIL_FROM, "INBOUND_PORT": str(port), "IMAP_URL": "", "KORSAR_ENV": "development"}
+    log = tmp_path / "inbound.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(procfile_command("inbound"), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        assert wait_for_port("127.0.0.1", port, 120, proc), log.read_text()[-2000:]
+        for name, _address, _kind, row_id in rows:
+            send(port, sample(name), sender="", rcpts=[bounce_address(cfg, row_id)])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    stored = {b.outbox_id: b.kind for _, address, _, _ in rows for b in bounces_of(engine, address)}
+    assert {name: stored.get(row_id) for name, _, _, row_id in rows} == {name: kind for name, _, kind, _ in rows}
+    for name, address, kind, _row_id in rows:  # several samples name one address: any permanent marks it
+        assert kind != "permanent" or is_undeliverable(engine, address), name
+    engine.dispose()
