@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import email
 import email.policy
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from email.message import Message
 
@@ -22,6 +24,9 @@ from sqlmodel import Session
 from pbem import metrics
 from pbem.config import Config
 from pbem.games import never
+from pbem.inbound.bounds import MAX_MESSAGE_BYTES, Rejected, TooLarge, check_header_section, check_mime_shape, \
+    check_mime_tree
+from pbem.inbound.headers import header_text, message_id_of, recipients_of, sender, values
 from pbem.inbound.message import Inbound
 from pbem.mail import undeliverable, verp
 from pbem.models import OutboxMessage
@@ -31,14 +36,51 @@ FEEDBACK_REPORT = "message/feedback-report"
 MAX_REASON = 200
 
 
+@dataclass(frozen=True)
+class Report:
+    """A message for the bounce handler, as far as it is read: no reply is looked for in it."""
+
+    message_id: str
+    from_addr: str
+    recipients: tuple[str, ...]
+    message: Message
+
+
+def to_bounce_address(cfg: Config, envelope_rcpts: Iterable[str]) -> bool:
+    """Sent (by SMTP) to a bounce address of ours: read as a report, never as a reply."""
+    return any(verp.is_bounce_address(cfg, address) for address in envelope_rcpts)
+
+
 def is_bounce_mail(cfg: Config, mail: Inbound) -> bool:
     """Mail for the bounce handler: sent to a bounce address of ours, or a delivery report."""
     return (any(verp.is_bounce_address(cfg, address) for address in mail.recipients)
             or (mail.machine or "").startswith(("a delivery report", "a bounce")))
 
 
-def handle_bounce(session: Session, cfg: Config, mail: Inbound, raw: bytes,
-                  now: datetime) -> tuple[str, str, int | None]:
+def read_report(raw: bytes, envelope_rcpts: Iterable[str]) -> Report:
+    """A message to a bounce address, within the bounds of a reply (`bounds.Rejected` past one),
+    its headers read but not its text: what a reply's reading costs (HTML, quotes) is not spent."""
+    if len(raw) > MAX_MESSAGE_BYTES:
+        raise TooLarge(f"message of {len(raw)} bytes")
+    check_header_section(raw)
+    check_mime_shape(raw)
+    try:
+        message = email.message_from_bytes(raw, policy=email.policy.compat32)
+    except Exception as exc:  # noqa: BLE001  (within the bounds it does not happen: say so if it does)
+        raise Rejected(f"a message that cannot be parsed ({type(exc).__name__})") from exc
+    check_mime_tree(message)
+    headers = [(name, header_text(value)) for name, value in message.raw_items()]
+    return Report(message_id_of(headers, raw), sender(values(headers, "From"))[0],
+                  recipients_of(headers, envelope_rcpts), message)
+
+
+def report_of(mail: Inbound, raw: bytes) -> Report:
+    """A message read as a reply already (IMAP: no envelope) that turned out to be a report."""
+    return Report(mail.message_id, mail.from_addr, mail.recipients,
+                  email.message_from_bytes(raw, policy=email.policy.compat32))
+
+
+def handle_bounce(session: Session, cfg: Config, mail: Report, now: datetime) -> tuple[str, str, int | None]:
     """Act on one bounce or complaint in the caller's transaction: (outcome, reason, game id)."""
     row_id = next((r for r in (verp.bounced_row(cfg, a) for a in mail.recipients) if r is not None), None)
     if row_id is None:
@@ -46,7 +88,7 @@ def handle_bounce(session: Session, cfg: Config, mail: Inbound, raw: bytes,
     row = session.get(OutboxMessage, row_id)
     if row is None:
         return _ignored("the bounced email is no longer stored: nothing changed")
-    report = email.message_from_bytes(raw, policy=email.policy.compat32)
+    report = mail.message
     if is_complaint(report):
         never.suppress(session, cfg, row.to_addr, now=now)
         undeliverable.record(session, row.to_addr, BounceKind.COMPLAINT, "abuse report (ARF)", outbox_id=row.id,
