@@ -4,6 +4,7 @@ connection, and what an idle poll costs with a large sent history.
     python -m benchmarks.mail_bench                    # SQLite (temp file)
     python -m benchmarks.mail_bench --db postgresql    # a scratch database on 127.0.0.1
     python -m benchmarks.mail_bench --latency          # queue-to-server latency via a real worker
+    python -m benchmarks.mail_bench --dkim             # the same drain unsigned and DKIM-signed
 
 The SMTP server is aiosmtpd on 127.0.0.1 in the same process (it accepts and discards), so
 the figure includes its share of the CPU: a real relay on another host costs network round
@@ -11,6 +12,8 @@ trips instead. Targets: > 200 emails/s; an idle poll < 10 ms with 100,000 sent r
 `--latency` runs `flask --app pbem worker` (WORKER_POLL_SECONDS=1) as a child process and
 queues one email every 0.37 s: the time from commit to the SMTP server's 250 is about half a
 poll plus the send. Target: p95 < 1.5 s.
+`--dkim` drains the backlog twice, unsigned and signed with a 2048-bit RSA key (pbem/mail/dkim.py),
+and times the signature alone over the same emails: DKIM's cost per email.
 """
 from __future__ import annotations
 
@@ -56,13 +59,46 @@ def _body(i: int) -> Email:
                  html_body="<html><body><p>" + text.replace("\n", "<br>") * 2 + "</p></body></html>")
 
 
-def run(url: str, backlog: int, history: int, batch_size: int = BATCH_SIZE) -> dict[str, float]:
+def dkim_key() -> str:
+    """A fresh 2048-bit RSA private key, PEM (the size DNS providers take in one TXT record)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                             serialization.NoEncryption()).decode()
+
+
+def sign_cost(private_key: str, count: int) -> float:
+    """Milliseconds to DKIM-sign one bench email (built as delivery builds it), median of `count`."""
+    from pbem.mail.dkim import Signer
+    from pbem.mail.mime import MAIL_POLICY, build_message
+
+    signer = Signer(b"bench", b"bench.test", private_key.encode())
+    cfg = Config(MAIL_FROM=BENCH_MAIL.MAIL_FROM)
+    times = []
+    for i in range(count):
+        email = _body(i)
+        row = OutboxMessage(id=i + 1, kind=email.kind, to_addr=email.to_addr, subject=email.subject,
+                            text_body=email.text_body, html_body=email.html_body,
+                            message_id=new_message_id(BENCH_MAIL), created_at=utcnow())
+        data = build_message(row, cfg)[0].as_bytes(policy=MAIL_POLICY)
+        t = time.perf_counter()
+        signer.sign(data)
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+def run(url: str, backlog: int, history: int, batch_size: int = BATCH_SIZE,
+        private_key: str = "") -> dict[str, float]:
     engine = make_engine(url)
     create_all(engine)
     port = free_port()
     smtp = Controller(_Discard(), hostname="127.0.0.1", port=port)
     smtp.start()
     cfg = Config(DATABASE_URL=url, SMTP_HOST="127.0.0.1", SMTP_PORT=port, KORSAR_ENV="testing")
+    if private_key:
+        cfg.DKIM_SELECTOR, cfg.DKIM_DOMAIN, cfg.DKIM_PRIVATE_KEY = "bench", "bench.test", private_key
     try:
         old = utcnow() - timedelta(days=30)
         with session_scope(engine) as session:  # sent history the due-query must skip cheaply
@@ -135,7 +171,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=BATCH_SIZE,
                         help=f"rows claimed per deliver_due call (default: the worker's, {BATCH_SIZE})")
     parser.add_argument("--latency", action="store_true", help="queue-to-server latency through a real worker")
+    parser.add_argument("--dkim", action="store_true", help="the drain unsigned, then DKIM-signed")
     args = parser.parse_args(argv)
+    if args.dkim:
+        key = dkim_key()
+        rates = {}
+        for label, private in (("unsigned", ""), ("signed", key)):
+            with scratch_database(args.db) as url:
+                rates[label] = run(url, args.backlog, 0, args.batch_size, private)
+        per_email = 1000 / rates["signed"]["per_second"] - 1000 / rates["unsigned"]["per_second"]
+        print(f"mail delivery ({args.db}), {args.backlog} emails: unsigned {rates['unsigned']['per_second']:.0f} "
+              f"emails/s, DKIM-signed (RSA 2048) {rates['signed']['per_second']:.0f} emails/s: "
+              f"{per_email:.2f} ms more per email; the signature alone: median {sign_cost(key, 200):.2f} ms")
+        return 0 if all(r["sent"] == args.backlog for r in rates.values()) else 1
     if args.latency:
         with scratch_database(args.db) as url:
             r = run_latency(url, 40)

@@ -40,6 +40,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from pbem import cli
     from pbem.web import admin, dev, errors, health, player, prefs, rules, talk  # noqa: F401  (talk: nested)
     from pbem.web import home, invites, my_games, new_game, seat, seat_actions  # noqa: F401
+    from pbem.web import metrics
     from pbem.web import i18n_web
     from pbem.web.converters import IdConverter
 
@@ -48,6 +49,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     i18n_web.init_app(app)  # each page in its reader's language (the seat's, else the browser's)
     app.register_blueprint(admin.bp)
     app.register_blueprint(health.bp)
+    app.register_blueprint(metrics.bp)  # /metrics, behind METRICS_TOKEN
     app.register_blueprint(rules.bp)  # the rules page, /rules
     _register_without_session_csrf(
         app,

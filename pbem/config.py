@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from email.utils import parseaddr
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -125,6 +126,14 @@ class Config:
     LIMIT_UNASKED_PER_ADDRESS_DAY: int = 3
     LIMIT_UNASKED_PER_KNOWN_ADDRESS_DAY: int = 20
     LIMIT_INVITATIONS_PER_PAIR_DAY: int = 3
+    # DKIM signing at delivery (pbem/mail/dkim.py), for a relay that does not sign: all three
+    # set (the key as PEM text, or DKIM_PRIVATE_KEY_FILE naming its file), or none.
+    DKIM_SELECTOR: str = ""
+    DKIM_DOMAIN: str = ""
+    DKIM_PRIVATE_KEY: str = ""
+    DKIM_PRIVATE_KEY_FILE: str = ""
+    # /metrics (Prometheus) answers only `Authorization: Bearer <METRICS_TOKEN>`; empty: 404.
+    METRICS_TOKEN: str = ""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> "Config":
@@ -163,6 +172,12 @@ class Config:
             raise ValueError("SMTP_TLS must be one of none, starttls, ssl")
         if bool(self.INBOUND_TLS_CERT) != bool(self.INBOUND_TLS_KEY):
             raise ValueError("INBOUND_TLS_CERT and INBOUND_TLS_KEY must be set together (or neither)")
+        if self.DKIM_PRIVATE_KEY_FILE and not self.DKIM_PRIVATE_KEY:
+            self.DKIM_PRIVATE_KEY = Path(self.DKIM_PRIVATE_KEY_FILE).read_text(encoding="ascii")
+        dkim = (self.DKIM_SELECTOR, self.DKIM_DOMAIN, self.DKIM_PRIVATE_KEY)
+        if any(dkim) and not all(dkim):
+            raise ValueError("DKIM_SELECTOR, DKIM_DOMAIN and DKIM_PRIVATE_KEY (or DKIM_PRIVATE_KEY_FILE) "
+                             "must be set together (or none)")
         if self.KORSAR_ENV == "production" and (not explicit_secret or self.SECRET_KEY == DEV_SECRET_KEY):
             raise RuntimeError("SECRET_KEY must be set in production (KORSAR_ENV=production); "
                                f"make one with: {MAKE_SECRET_KEY}")
@@ -180,3 +195,8 @@ class Config:
     @property
     def is_production(self) -> bool:
         return self.KORSAR_ENV == "production"
+
+
+def reply_domain(cfg: Config) -> str:
+    """The domain of our signed addresses: replies (play+, talk+) and bounces (bounce+)."""
+    return (cfg.REPLY_DOMAIN or parseaddr(cfg.MAIL_FROM)[1].rpartition("@")[2] or "localhost").lower()

@@ -20,3 +20,10 @@ control_socket_disable = True
 
 def post_worker_init(worker: Any) -> None:
     tune_gc()  # the app is loaded now: freeze it out of the collector's scans
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    # /metrics adds up every process's files (PROMETHEUS_MULTIPROC_DIR): a dead worker's gauges go.
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+        multiprocess.mark_process_dead(worker.pid)

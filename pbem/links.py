@@ -19,7 +19,7 @@ from typing import Any
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
-from pbem.config import Config
+from pbem.config import Config, reply_domain
 from pbem.i18n import lazy
 from pbem.refusals import Refusal, declare_refusals
 
@@ -267,10 +267,6 @@ def _reply_mac(key: str, game_id: int, position: int, nonce: str, version: int, 
 
 def sign_reply(cfg: Config, game_id: int, position: int, nonce: str, version: int) -> str:
     return f"{game_id}-{position}-{version}-{_reply_mac(cfg.SECRET_KEY, game_id, position, nonce, version)}"
-
-
-def reply_domain(cfg: Config) -> str:
-    return (cfg.REPLY_DOMAIN or parseaddr(cfg.MAIL_FROM)[1].rpartition("@")[2] or "localhost").lower()
 
 
 def reply_address(cfg: Config, game_id: int, position: int, nonce: str, version: int) -> str:

@@ -26,9 +26,11 @@ from pbem.games.clocks.sweep import run_sweep
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games.invitations import expire_invitations
+from pbem.games.bounced import announce_marks
 from pbem.games.bots import play_due_bots
 from pbem.mail.delivery import deliver_due, default_worker_id
 from pbem.mail.smtp import SmtpLink
+from pbem import metrics
 from pbem.runtime import tune_gc
 
 log = logging.getLogger("pbem.worker")
@@ -77,11 +79,17 @@ def _bots(engine: Engine, cfg: Config, now: datetime | None) -> dict[str, int]:
 
 def _clocks(engine: Engine, cfg: Config, now: datetime | None,
             budget_seconds: float | None) -> dict[str, int]:
-    report = dict(run_sweep(engine, cfg, now, budget_seconds=budget_seconds))
+    with metrics.timed(metrics.CLOCK_SWEEP_SECONDS):
+        report = dict(run_sweep(engine, cfg, now, budget_seconds=budget_seconds))
+    metrics.CLOCK_SWEEPS.inc()
     with session_scope(engine) as session:  # invitations unanswered for INVITATION_DAYS
         expired = expire_invitations(session, cfg, now=now)
     if expired:
         report["invitations_expired"] = expired
+    with session_scope(engine) as session:  # addresses marked undeliverable: their games told
+        announced = announce_marks(session, cfg, now=now)
+    if announced:
+        report["bounces_announced"] = announced
     return report
 
 

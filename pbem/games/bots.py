@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 import engine
 import engine.bots
 from engine.view_types import PlayerView
+from pbem import metrics
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games.errors import StaleMove
@@ -42,7 +43,8 @@ def bot_move(game: Game, seat: Seat, state: engine.GameState,
     """The move the seat's bot picks (deterministic per game, version and SECRET_KEY: see
     `bot_rng`). `view`: the seat's view of `state` when the caller has it already."""
     bot = engine.bots.get_bot(seat.bot or "greedy")
-    return bot.choose(view or engine.player_view(state, seat.position), bot_rng(cfg, game, seat))
+    with metrics.timed(metrics.BOT_THINK):
+        return bot.choose(view or engine.player_view(state, seat.position), bot_rng(cfg, game, seat))
 
 
 def _play_one_bot(engine_or_session: Engine | Session, cfg: Config, game_id: int,

@@ -24,6 +24,7 @@ from sqlmodel import Session, col, select
 
 from pbem.schedule import turn_clock
 from pbem.games.notices import record_attacks  # "your ship was attacked" notices
+from pbem import metrics
 from pbem.config import Config
 from pbem.letters import notify
 from pbem.mail.outbox import mail_domain  # the one Message-ID domain (thread ids too)
@@ -323,6 +324,8 @@ def _store_rows(session: Session, planned: list[PlannedMove]) -> None:
              "source": p.source, "created_at": p.now} for p in planned])
     except IntegrityError:
         raise StaleMove("stored_already") from None
+    for p in planned:
+        metrics.MOVES.labels(p.source).inc()
 
 
 def _after_stored(session: Session, cfg: Config, planned: list[PlannedMove], *,

@@ -18,6 +18,7 @@ from pbem.config import Config
 from pbem.games import limits
 from pbem.letters import invitations as letters
 from pbem.mail.suppression import suppressed_among
+from pbem.mail.undeliverable import undeliverable_among
 from pbem.models import AddressStanding, Proposal, ProposalStatus, Seat, utcnow
 
 # Every email an address did not ask for itself (anyone can type it) counts against one budget
@@ -65,13 +66,14 @@ def has_answered(session: Session, email: str) -> bool:
 
 
 def unreachable_among(session: Session, emails: Sequence[str | None]) -> set[str]:
-    """The lower-case addresses of `emails` nobody's request may mail: on the never-list, or
-    they said "I did not ask for this"."""
+    """The lower-case addresses of `emails` nobody's request may mail: on the never-list, they
+    said "I did not ask for this", or our mail to them bounces (until they say it works again)."""
     given = {e.strip().lower() for e in emails if e}
     keys = {email: canonical_key(email) for email in given}
     blocked = set(session.exec(select(AddressStanding.key).where(
         col(AddressStanding.key).in_(sorted(set(keys.values()))), col(AddressStanding.blocked_at).is_not(None))).all())
-    return suppressed_among(session, given) | {email for email, key in keys.items() if key in blocked}
+    return (suppressed_among(session, given) | undeliverable_among(session, given)
+            | {email for email, key in keys.items() if key in blocked})
 
 
 def take_unasked(session: Session, cfg: Config, email: str, *, now: datetime) -> None:

@@ -34,13 +34,13 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from pbem import i18n, links
+from pbem import i18n, links, metrics
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games import errors, service, talk
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.inbound import commands, ours, quotes
+from pbem.inbound import bounces, commands, ours, quotes
 from pbem.inbound.bounds import Rejected
 from pbem.inbound.message import Inbound, read_message
 from pbem.refusals import Refusal
@@ -84,7 +84,7 @@ WENT_TO_TABLE_CUT = lazy("Your words went to the whole table (%(listeners)s), sh
 class Handled:
     """What became of one received email (logged, stored, and what the tests look at)."""
 
-    outcome: str  # played | refused | talk | flood | ignored
+    outcome: str  # played | refused | talk | flood | ignored | bounce | complaint (pbem/inbound/bounces.py)
     reason: str
     answered: bool = False
     game_id: int | None = None
@@ -96,20 +96,35 @@ def handle_message(db: Engine, cfg: Config, raw: bytes, *, envelope_from: str | 
     """Read one received email and act on it once (see the module docstring). Raises
     `bounds.Rejected` (nothing stored: the receiver answers its 5xx code, the IMAP poller
     quarantines it) for a message over a bound or malformed."""
+    mail: Inbound | None = None
     try:
-        mail = read_message(raw, envelope_from=envelope_from, envelope_rcpts=envelope_rcpts,
-                            authserv_id=links.reply_domain(cfg))
+        if bounces.to_bounce_address(cfg, envelope_rcpts):  # a report: no reply is read in it
+            report: bounces.Report | None = bounces.read_report(raw, envelope_rcpts)
+        else:
+            mail = read_message(raw, envelope_from=envelope_from, envelope_rcpts=envelope_rcpts,
+                                authserv_id=links.reply_domain(cfg))
+            report = bounces.report_of(mail, raw) if bounces.is_bounce_mail(cfg, mail) else None
     except Rejected as exc:
         log.info("reply rejected (%s): %s", exc.code, exc.reason)
         raise
     now = now or utcnow()
-    token = next((t for t in (links.parse_reply_address(cfg, a) for a in mail.recipients) if t), None)
+    if report is not None:
+        message_id, from_addr = report.message_id, report.from_addr
+    else:
+        assert mail is not None
+        message_id, from_addr = mail.message_id, mail.from_addr
     try:
         with session_scope(db) as session:
-            if session.exec(select(InboundMail.id).where(InboundMail.message_id == mail.message_id)).first():
+            if session.exec(select(InboundMail.id).where(InboundMail.message_id == message_id)).first():
                 return _logged(Handled("ignored", "duplicate Message-ID: acted on once already"))
-            handled = _handle(session, cfg, mail, token, now)
-            session.add(InboundMail(message_id=mail.message_id, from_addr=mail.from_addr[:254],
+            if report is not None:  # the envelope sender's mail (a bounce, a complaint): never a reply
+                outcome, reason, game_id = bounces.handle_bounce(session, cfg, report, now)
+                handled = Handled(outcome, reason, game_id=game_id)
+            else:
+                assert mail is not None
+                token = next((t for t in (links.parse_reply_address(cfg, a) for a in mail.recipients) if t), None)
+                handled = _handle(session, cfg, mail, token, now)
+            session.add(InboundMail(message_id=message_id, from_addr=from_addr[:254],
                                     game_id=handled.game_id, outcome=handled.outcome, received_at=now))
             session.flush()
     except IntegrityError:  # the same message delivered twice at once: the other one acted
@@ -118,6 +133,7 @@ def handle_message(db: Engine, cfg: Config, raw: bytes, *, envelope_from: str | 
 
 
 def _logged(handled: Handled) -> Handled:
+    metrics.REPLIES.labels(handled.outcome, metrics.reason_label(handled.reason)).inc()
     log.info("reply %s: %s", handled.outcome, handled.reason,
              extra={"game_id": handled.game_id, "answered": handled.answered})
     return handled

@@ -1,10 +1,12 @@
 """The SMTP receiver (aiosmtpd) behind the Procfile's `inbound:` line: an MX, or the relay of an
-MTA (Postfix `relay_transport`, docs/deployment.md). It takes mail for our reply addresses only
-(not an open relay) and hands each message to the one handler in a worker thread, answering 250
+MTA (Postfix `relay_transport`, docs/deployment.md). It takes mail for our reply addresses and
+our signed bounce addresses (`pbem/mail/verp.py`: the envelope sender of every email) only (not
+an open relay) and hands each message to the one handler in a worker thread, answering 250
 once it is stored.
 
 What a sender hears, so that nothing is retried for days that never will be read:
-- RCPT to anything but one of our reply addresses: 550; more than MAX_RECIPIENTS: 452 for the rest.
+- RCPT to anything but one of our reply or signed bounce addresses: 550; more than
+  MAX_RECIPIENTS: 452 for the rest.
 - DATA over MAX_MESSAGE_BYTES: 552 (aiosmtpd, during DATA); a line over 1001 bytes: 500 (aiosmtpd);
   a message the handler rejects (`bounds.Rejected`, over a bound or malformed): its 5xx code.
 - 451 only when the database is away (`pbem.db.is_outage`): the sender retries, and is right to.
@@ -34,6 +36,7 @@ from pbem.db import is_outage
 from pbem.inbound.handler import handle_message
 from pbem.inbound.bounds import MAX_MESSAGE_BYTES, Rejected
 from pbem.logging import redact, redact_mail_loggers
+from pbem.mail import verp
 
 log = logging.getLogger("pbem.inbound")
 
@@ -75,7 +78,7 @@ class InboundHandler:
 
     async def handle_RCPT(self, server: SMTP, session: Any, envelope: Any, address: str,
                           rcpt_options: list[str]) -> str:
-        if links.parse_reply_address(self.cfg, address) is None:
+        if links.parse_reply_address(self.cfg, address) is None and verp.bounced_row(self.cfg, address) is None:
             return "550 5.1.1 No such mailbox here: reply to the game's email"
         if len(envelope.rcpt_tos) >= MAX_RECIPIENTS:
             return "452 4.5.3 Too many recipients"

@@ -294,6 +294,12 @@ def queue_declined(session: Session, cfg: Config, proposal: Proposal, invitation
     return _to_creator(session, cfg, "invitation_declined", proposal, invitations, [invitation])
 
 
+def queue_bounced(session: Session, cfg: Config, proposal: Proposal, invitation: Invitation,
+                  invitations: Sequence[Invitation]) -> OutboxRow | None:
+    """To the creator: the invitation to `invitation` bounced (its mailbox refused it)."""
+    return _to_creator(session, cfg, "invitation_bounced", proposal, invitations, [invitation])
+
+
 def queue_expired(session: Session, cfg: Config, proposal: Proposal, expired: list[Invitation],
                   invitations: Sequence[Invitation]) -> OutboxRow | None:
     """To the creator: the invitations `expired` were not answered in time."""

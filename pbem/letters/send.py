@@ -28,6 +28,7 @@ from pbem.config import Config
 from pbem.letters.unsubscribe import unsubscribe_url
 from pbem.i18n import gettext as _
 from pbem.mail.mime import FROM_NAME
+from pbem.mail import undeliverable
 from pbem.mail.outbox import Email, OutboxRow, enqueue
 from pbem.mail.render import render_email, render_subject
 from pbem.models import Game, Seat, SeatKind
@@ -103,9 +104,12 @@ def queue(session: Session, cfg: Config, kind: str, to: Recipient, context: dict
     `game`: the email belongs to its thread (`first`: it opens it). `write_at_delivery`: the
     worker writes it just before sending with the writer registered under `kind`, from
     `params`; `context` is then only its subject's, and the row holds this text and the
-    reader's headers until then.
+    reader's headers until then. Nothing is queued for an address our mail bounces from
+    (`mail/undeliverable.py`), but the emails a person asks for on a page.
     """
     if isinstance(to, Seat) and not wants_mail(to):
+        return None
+    if kind not in undeliverable.ASKED_FOR_KINDS and undeliverable.is_undeliverable(session, _address_of(to)):
         return None
     if write_at_delivery is None:
         email = build(cfg, kind, to, context, headers=headers)

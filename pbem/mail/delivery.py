@@ -16,6 +16,9 @@ Guarantees, and the one window where they bend:
 - 2xx -> sent; 4xx, timeouts and dropped connections -> retried with exponential backoff
   and jitter; 5xx -> failed with the server's reason; after `max_attempts` -> failed.
   A server that cannot be reached defers the batch without counting an attempt.
+- A 5xx to the recipient or the message is a permanent bounce: the address is marked
+  undeliverable (pbem/mail/undeliverable.py) in the row's own transaction. A row for an
+  address on the never-list or undeliverable is cancelled, not sent.
 """
 from __future__ import annotations
 
@@ -35,13 +38,16 @@ from sqlalchemy import ColumnElement, and_, or_
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select, update
 
+import pbem.metrics as metrics
 from pbem.config import Config
 from pbem.db import read_scope, session_scope
+from pbem.mail import undeliverable
 from pbem.mail.mime import Envelope, MessageError, build_message
 from pbem.mail.smtp import Outcome, SmtpLink, classify, short
 from pbem.mail.suppression import NEVER_AGAIN, suppressed_among
 from pbem.mail.writers import NoWriter, Written, write_deferred
 from pbem.models import OutboxMessage, OutboxStatus, utcnow
+from pbem.models_mail import BounceKind
 
 log = logging.getLogger("pbem.mail.delivery")
 T = OutboxMessage
@@ -183,14 +189,16 @@ def deliver_due(
     report = DeliveryReport(claimed=len(rows))
     if not rows:
         return report
-    with read_scope(engine) as session:  # asked "never email me again" since it was queued
+    with read_scope(engine) as session:  # asked "never email me again", or bounces, since it was queued
         never = suppressed_among(session, [row.to_addr for row in rows])
+        bouncing = undeliverable.undeliverable_among(session, [row.to_addr for row in rows
+                                                               if row.kind not in undeliverable.ASKED_FOR_KINDS])
     own_link = link is None
     link = SmtpLink(cfg) if link is None else link
     batch = _Batch(engine, cfg, worker_id, policy, rng, clock, report, link, lease,
                    # Past half the lease, each send first re-checks and extends its row's claim.
                    renew_after=time.monotonic() + lease.total_seconds() / 2, reclaimed=reclaimed,
-                   never=never,
+                   never=never, bouncing=bouncing,
                    # A first connection (none if the caller's is still open), then one reconnect.
                    opens_left=1 if link.connected else 2)
     try:
@@ -228,6 +236,7 @@ class _Batch:
     renew_after: float  # time.monotonic() past which a row's claim is extended before its send
     reclaimed: set[int]  # taken over from an expired lease
     never: set[str]  # addresses that said "never email me again"
+    bouncing: set[str]  # addresses marked undeliverable (not for the kinds a person asks for)
     opens_left: int  # SMTP connections this batch may still open
 
 
@@ -263,8 +272,10 @@ def _ready(batch: _Batch, row: OutboxMessage) -> tuple[EmailMessage, Envelope] |
         _fail(engine, row, worker_id, report,
               f"gave up after {row.attempts - 1} attempts (workers stopped while sending it)", now())
         return None
-    if row.to_addr.lower() in batch.never:
-        _mark(engine, [row.id], worker_id, status=OutboxStatus.CANCELLED, last_error=NEVER_AGAIN,
+    stopped = NEVER_AGAIN if row.to_addr.lower() in batch.never else (
+        undeliverable.UNDELIVERABLE if row.to_addr.lower() in batch.bouncing else None)
+    if stopped is not None:
+        _mark(engine, [row.id], worker_id, status=OutboxStatus.CANCELLED, last_error=stopped,
               next_attempt_at=now())
         report.cancelled += 1
         _log_row("mail_cancelled", row)
@@ -334,6 +345,7 @@ def _transmit(batch: _Batch, row: OutboxMessage, msg: EmailMessage, envelope: En
         return
     _mark_sent(engine, row.id, batch.clock())
     report.sent += 1
+    metrics.EMAILS_SENT.labels(row.kind).inc()
 
 
 def _record_failure(engine: Engine, row: OutboxMessage, worker_id: str, report: DeliveryReport,
@@ -341,7 +353,7 @@ def _record_failure(engine: Engine, row: OutboxMessage, worker_id: str, report: 
                     rng: random.Random | None) -> None:
     attempts = row.attempts  # claim_due already counted this attempt
     if outcome.kind == "permanent":
-        _fail(engine, row, worker_id, report, outcome.reason, now)
+        _fail(engine, row, worker_id, report, outcome.reason, now, bounced=outcome.bounced)
     elif attempts >= policy.max_attempts:
         _fail(engine, row, worker_id, report,
               f"gave up after {attempts} attempts; last error: {outcome.reason}", now)
@@ -353,10 +365,20 @@ def _record_failure(engine: Engine, row: OutboxMessage, worker_id: str, report: 
 
 
 def _fail(engine: Engine, row: OutboxMessage, worker_id: str, report: DeliveryReport,
-          reason: str, now: datetime) -> None:
-    _mark(engine, [row.id], worker_id, status=OutboxStatus.FAILED,  # type: ignore[list-item]  # stored: its id is set
-          last_error=short(reason), next_attempt_at=now)
+          reason: str, now: datetime, *, bounced: bool = False) -> None:
+    """Give up on the row; `bounced`: the relay refused the address or the message for good, so
+    the address is marked undeliverable in the same transaction."""
+    with session_scope(engine) as session:
+        session.exec(update(T).where(_mine([row.id], worker_id)).values(  # type: ignore[list-item]  # stored: its id is set
+            claimed_by=None, claimed_until=None, status=OutboxStatus.FAILED, last_error=short(reason),
+            next_attempt_at=now))
+        if bounced:
+            undeliverable.record(session, row.to_addr, BounceKind.RELAY, short(reason), outbox_id=row.id, now=now)
     report.failed += 1
+    metrics.EMAILS_FAILED.labels(row.kind).inc()
+    if bounced:
+        metrics.BOUNCES.labels(BounceKind.RELAY).inc()
+        metrics.EMAILS_BOUNCED.labels(row.kind, BounceKind.RELAY).inc()
     _log_row("mail_failed", row, error=short(reason), level=logging.WARNING)
 
 

@@ -25,6 +25,7 @@ from email.policy import EmailPolicy, Policy
 from email.utils import format_datetime
 
 from pbem.config import Config
+from pbem.mail.verp import bounce_address
 from pbem.models import OutboxMessage
 
 # RFC 5322 field names: printable US-ASCII except the colon.
@@ -175,7 +176,9 @@ def build_message(row: OutboxMessage, cfg: Config) -> tuple[EmailMessage, Envelo
     msg.set_content(row.text_body, charset="utf-8", cte="quoted-printable")
     if row.html_body:
         msg.add_alternative(row.html_body, subtype="html", charset="utf-8", cte="quoted-printable")
-    return msg, Envelope(mail_from=sender.addr_spec, rcpt_to=recipient.addr_spec)
+    # The envelope sender names the row (VERP): its bounce says which email failed.
+    mail_from = bounce_address(cfg, row.id) if row.id is not None else sender.addr_spec
+    return msg, Envelope(mail_from=mail_from, rcpt_to=recipient.addr_spec)
 
 
 def _extra_headers(row: OutboxMessage) -> dict[str, str]:

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import insert
 from sqlmodel import Session
 
+import pbem.metrics as metrics
 from pbem.config import Config
 from pbem.db import write
 from pbem.models import OutboxMessage, OutboxStatus, utcnow
@@ -56,6 +57,7 @@ def outbox_row(cfg: Config, email: Email, *, game_id: int | None = None,
     if "\r" in email.subject or "\n" in email.subject:
         raise ValueError("an email subject must be one line")
     now = now or utcnow()
+    metrics.EMAILS_QUEUED.labels(email.kind).inc()
     return {
         "game_id": game_id, "seat_id": seat_id, "kind": email.kind, "to_addr": email.to_addr,
         "subject": email.subject, "text_body": email.text_body, "html_body": email.html_body,

@@ -10,7 +10,8 @@ from email.message import EmailMessage
 from urllib.parse import urlsplit
 
 from pbem.config import Config
-from pbem.mail.mime import Envelope
+from pbem.mail.dkim import signer
+from pbem.mail.mime import MAIL_POLICY, Envelope
 
 MAX_ERROR_LENGTH = 500
 
@@ -28,15 +29,18 @@ class Outcome:
     kind: str
     reason: str = ""
     connection_lost: bool = False
+    bounced: bool = False  # a 5xx to the recipient or the message: a permanent bounce
 
 
 def classify(exc: BaseException) -> Outcome:
     """Map an smtplib / socket error to an outcome (5xx permanent, the rest temporary)."""
     if isinstance(exc, smtplib.SMTPRecipientsRefused):
         code, resp = next(iter(exc.recipients.values()), (0, b""))
-        return _by_code(code, resp, "recipient refused")
+        return _by_code(code, resp, "recipient refused", bounced=True)
     if isinstance(exc, smtplib.SMTPResponseException):
-        return _by_code(exc.smtp_code, exc.smtp_error, type(exc).__name__)
+        # MAIL FROM refused is about us, not the recipient's address.
+        bounced = isinstance(exc, smtplib.SMTPDataError)
+        return _by_code(exc.smtp_code, exc.smtp_error, type(exc).__name__, bounced=bounced)
     if isinstance(exc, smtplib.SMTPNotSupportedError):
         return Outcome("permanent", f"server cannot take this message: {exc}")
     if isinstance(exc, smtplib.SMTPServerDisconnected) or not isinstance(exc, smtplib.SMTPException):
@@ -46,11 +50,11 @@ def classify(exc: BaseException) -> Outcome:
     return Outcome("temporary", f"{type(exc).__name__}: {short(exc)}")
 
 
-def _by_code(code: int, resp: bytes | str, what: str) -> Outcome:
+def _by_code(code: int, resp: bytes | str, what: str, *, bounced: bool = False) -> Outcome:
     text = resp.decode("utf-8", "replace") if isinstance(resp, bytes) else str(resp)
     reason = short(f"{code} {text}")
     if 500 <= code < 600:
-        return Outcome("permanent", f"{what}: {reason}")
+        return Outcome("permanent", f"{what}: {reason}", bounced=bounced)
     return Outcome("temporary", f"{what}: {reason}")
 
 
@@ -61,6 +65,7 @@ class SmtpLink:
         self.cfg = cfg
         self.smtp: smtplib.SMTP | None = None
         self.opened = 0
+        self.signer = signer(cfg)
 
     @property
     def connected(self) -> bool:
@@ -93,7 +98,12 @@ class SmtpLink:
 
     def send(self, msg: EmailMessage, envelope: Envelope) -> None:
         assert self.smtp is not None
-        self.smtp.send_message(msg, from_addr=envelope.mail_from, to_addrs=[envelope.rcpt_to])
+        if self.signer is None:
+            self.smtp.send_message(msg, from_addr=envelope.mail_from, to_addrs=[envelope.rcpt_to])
+            return
+        # Signed as the bytes that go out: what the receiver verifies is what was signed.
+        data = self.signer.sign(msg.as_bytes(policy=MAIL_POLICY))
+        self.smtp.sendmail(envelope.mail_from, [envelope.rcpt_to], data)
 
     def close(self) -> None:
         if self.smtp is None:

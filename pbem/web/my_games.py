@@ -9,6 +9,8 @@ POST /me                asks for a signed link by email: only queued, the worker
 GET /me/<token>         every game of the address (running, waiting for invitations, finished)
                         and its preferences; 410 expired (7 days), with the way to a new link
 POST /me/<token>/prefs  the preferences, for every game of the address; 303 back, "saved"
+POST /me/<token>/mail-works  "I can read mail again": our mail to the address bounced, and may go
+                        out again (pbem/games/bounced.py); 303 back
 
 The page of a token speaks the address's remembered language unless the visitor chose one
 (`?lang=` or the switch's cookie). GET and HEAD change nothing.
@@ -26,7 +28,7 @@ from sqlmodel import Session
 from pbem import i18n, links
 from pbem.appctx import config, db
 from pbem.db import read_scope, session_scope
-from pbem.games import my_games
+from pbem.games import bounced, my_games
 from pbem.games.limits import LimitReached
 from pbem.games.errors import GameError
 from pbem.i18n import gettext as _
@@ -110,6 +112,7 @@ def _games_page(token: str, *, error: str = "", status: int = 200) -> tuple[str,
         return render_template(
             "me/games.html", mine=mine, token=token, zones=time_zones(), error=error,
             saved=bool(request.args.get("saved")) and not error,
+            bounces=bounced.bounces(session, mine.email), mail_works=bool(request.args.get("mail")),
             deadline=lambda when: _local_time(when, mine.prefs.timezone),
             invitation_words={k: _(v) for k, v in INVITATION_WORDS.items()},
         ), status
@@ -142,3 +145,14 @@ def save_preferences(token: str) -> Any:
         except links.LinkError as link_exc:
             return _link_error(link_exc)
     return redirect(f"/me/{token}?saved=1", 303)
+
+
+@bp.route("/me/<token>/mail-works", methods=["POST"])
+def mail_works(token: str) -> Any:
+    """"I can read mail again": our mail to the address goes out again."""
+    try:
+        with session_scope(db()) as session:
+            bounced.mail_works_again(session, config(), token)
+    except links.LinkError as exc:
+        return _link_error(exc)
+    return redirect(f"/me/{token}?mail=1", 303)

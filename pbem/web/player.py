@@ -17,7 +17,8 @@ import engine
 from flask import Blueprint, redirect, render_template, request
 from pbem import links
 from pbem.db import read_scope, session_scope
-from pbem.games import errors, records, service
+from pbem.games import bounced, errors, records, service
+from pbem.games.finish import is_over
 from pbem import store
 from pbem.letters import notify
 from pbem.present.board import board, move_log
@@ -138,8 +139,11 @@ def game_page() -> Any:
         played = request.args.get("played", type=int)
         just_played = next((entry for entry, record in zip(log, stored)
                             if record.number == played and record.seat == seat.position), None)
+        bouncing = bounced.bouncing_seats(session, seated.seats) if not is_over(game) else []
         return render_template("player/game.html", moves=moves, log=log, final=final,
                                deadline=_deadline(game, seat, seated.seats, seated.to_move),
+                               bouncing=[s.name for s in bouncing if s.id != seat.id],
+                               you_bounce=any(s.id == seat.id for s in bouncing),
                                talk_box=talk_web.talk_box(session, seated, context["game_url"]),
                                just_played=just_played, **context)
 

@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 from pbem import links
 from pbem.config import Config
 from pbem.db import session_scope
-from pbem.games import address_prefs, bots, invitations, lifecycle, my_games, proposals, service, setup
+from pbem.games import address_prefs, bots, bounced, invitations, lifecycle, my_games, proposals, service, setup
 from pbem import store
 from pbem.games.clocks import preferences
 from pbem.games.clocks.sweep import run_sweep
@@ -30,6 +30,7 @@ from pbem.inbound.handler import handle_message
 from pbem.letters import notify
 from pbem.letters.unsubscribe import unsubscribe_url
 from pbem.mail.delivery import deliver_due
+from pbem.mail.verp import bounce_address
 from pbem.games.settings import GameSettings
 from pbem.models import Game, GameStatus, Invitation, OnTimeout, OutboxMessage, OutboxStatus, Seat, utcnow
 
@@ -279,7 +280,7 @@ def _invitation_token(table: Table, address: str) -> str:
 def set_up_games(table: Table) -> None:
     """Games visitors set up themselves, through the domain that sends their emails: confirmed,
     one friend declines, the other lets the invitation expire; a second game cancelled by its
-    creator; and a "my games" link asked for."""
+    creator; a "my games" link asked for; a third game whose invitation bounces."""
     _propose(table, PLAYERS[1], [PLAYERS[0], "bot:greedy", PLAYERS[3]], teams=True)
     table.deliver()
     decline = _invitation_token(table, _address(PLAYERS[0]))
@@ -294,6 +295,31 @@ def set_up_games(table: Table) -> None:
     table.do(lambda s, cfg: my_games.request_my_games_link(
         s, cfg, _address(PLAYERS[0]), ip="203.0.113.7", language=_language(s, PLAYERS[0]), now=table.now))
     table.deliver()
+    _propose(table, PLAYERS[2], [PLAYERS[1]], teams=False)
+    table.deliver()
+    _bounce(table, _address(PLAYERS[1]), "invitation")
+    table.do(lambda s, cfg: bounced.announce_marks(s, cfg, now=table.now))  # as the worker does
+    table.deliver()
+
+
+def _bounce(table: Table, address: str, kind: str) -> None:
+    """The latest `kind` email to `address` bounces: its mailbox's server sends a DSN (RFC 3464) to
+    the email's signed bounce address, which the inbound receiver hands to the one handler."""
+    def row_id(s: Session, cfg: Config) -> int:
+        found = s.exec(select(OutboxMessage.id).where(OutboxMessage.to_addr == address, OutboxMessage.kind == kind)
+                       .order_by(col(OutboxMessage.id).desc())).first()
+        assert found is not None
+        return found
+    outbox_id = table.do(row_id)
+    cfg = _cfg(table.app)
+    dsn = (f"From: MAILER-DAEMON@mx.example.com\r\nTo: {bounce_address(cfg, outbox_id)}\r\n"
+           f"Subject: Undelivered Mail Returned to Sender\r\nMessage-ID: {make_msgid()}\r\n"
+           "MIME-Version: 1.0\r\nContent-Type: multipart/report; report-type=delivery-status; boundary=B\r\n\r\n"
+           "--B\r\nContent-Type: text/plain\r\n\r\nThe mailbox does not exist.\r\n"
+           "--B\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mx.example.com\r\n\r\n"
+           f"Final-Recipient: rfc822; {address}\r\nAction: failed\r\nStatus: 5.1.1\r\n"
+           "Diagnostic-Code: smtp; 550 5.1.1 No such user\r\n--B--\r\n")
+    handle_message(_db(table.app), cfg, dsn.encode(), envelope_from="", envelope_rcpts=[bounce_address(cfg, outbox_id)])
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,8 @@ LAYERS = {
     # storage, settings and pure helpers
     "pbem.config": BASE, "pbem.models": BASE, "pbem.db": BASE, "pbem.sqlite": BASE,
     "pbem.words": BASE, "pbem.i18n": BASE, "pbem.links": BASE, "pbem.logging": BASE, "pbem.runtime": BASE,
-    "pbem.auth": BASE, "pbem.addresses": BASE, "pbem.refusals": BASE,
+    "pbem.auth": BASE, "pbem.addresses": BASE, "pbem.refusals": BASE, "pbem.models_mail": BASE,
+    "pbem.metrics": BASE,
     "pbem.appctx": BASE, "pbem.schedule": BASE, "pbem.store": BASE, "pbem.migrations": BASE,
 }
 
@@ -42,6 +43,7 @@ LAZY_ALLOWED = {
     ("pbem", "pbem.web.admin"): "create_app registers the blueprints",
     ("pbem", "pbem.web.dev"): "create_app registers the blueprints",
     ("pbem", "pbem.web.health"): "create_app registers the blueprints",
+    ("pbem", "pbem.web.metrics"): "create_app registers the blueprints",
     ("pbem", "pbem.web.player"): "create_app registers the blueprints",
     ("pbem", "pbem.web.prefs"): "create_app registers the blueprints",
     ("pbem", "pbem.web.talk"): "create_app registers the blueprints",
@@ -66,6 +68,7 @@ LAZY_ENTRY_MODULES = {"pbem.cli", "pbem.devserver", "pbem.worker"}
 # blueprint package whose route modules register themselves on its `bp` (entry layer only).
 CIRCLE_ALLOWED = {
     ("pbem.web.admin.auth_views", "pbem.web.admin"): "routes register on the admin blueprint",
+    ("pbem.web.admin.bounces", "pbem.web.admin"): "routes register on the admin blueprint",
     ("pbem.web.admin.game_actions", "pbem.web.admin"): "routes register on the admin blueprint",
     ("pbem.web.admin.games", "pbem.web.admin"): "routes register on the admin blueprint",
     ("pbem.web.admin.outbox", "pbem.web.admin"): "routes register on the admin blueprint",

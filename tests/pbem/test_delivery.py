@@ -12,6 +12,7 @@ from game_helpers import outbox
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.mail.delivery import RetryPolicy, deliver_due
+from pbem.mail.verp import bounce_address, bounced_row
 from pbem.mail.mime import MessageError, build_message
 from pbem.models import OutboxMessage, OutboxStatus
 
@@ -43,7 +44,9 @@ def test_message_carries_the_rows_headers_and_threading():
     assert msg["List-Unsubscribe"] == "<https://korsar.test/u/abc>"
     assert msg["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     assert msg["Date"].datetime.replace(tzinfo=None) == T0
-    assert (envelope.mail_from, envelope.rcpt_to) == ("korsar@korsar.test", "ann@example.test")
+    # The envelope sender is the row's signed bounce address (VERP), so its bounce names it.
+    assert (envelope.mail_from, envelope.rcpt_to) == (bounce_address(CFG, 1), "ann@example.test")
+    assert bounced_row(CFG, envelope.mail_from) == 1
 
 
 def test_message_is_utf8_text_and_html_alternatives_with_short_lines():
@@ -120,7 +123,7 @@ def test_a_due_email_is_delivered_once_and_marked_sent(engine, database_url, smt
     assert again.claimed == 0
     [msg] = smtp_server.to("bob@example.test")
     assert len(smtp_server.messages) == 1 and msg["Subject"] == "Mail 0"
-    assert smtp_server.envelopes == [("korsar@korsar.test", ["bob@example.test"])]
+    assert smtp_server.envelopes == [(bounce_address(cfg, row_id), ["bob@example.test"])]
     [row] = outbox(engine)
     assert (row.id, row.status, row.sent_at, row.attempts) == (row_id, OutboxStatus.SENT, T0, 1)
     assert row.claimed_by is None and row.last_error is None

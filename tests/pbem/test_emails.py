@@ -76,6 +76,7 @@ SAMPLES: dict[str, dict] = {
                    "expires": "March 9, 2026, 10:00 AM"},
     "invitation_declined": {**_INVITING, "missing": "Bob", "manage_url": "http://korsar.test/p/x"},
     "invitations_expired": {**_INVITING, "missing": "Bob", "manage_url": "http://korsar.test/p/x"},
+    "invitation_bounced": {**_INVITING, "missing": "Bob", "manage_url": "http://korsar.test/p/x"},
     "proposal_cancelled": {**_INVITING, "you": "Ann", "accepted": True},
     "my_games_link": {**_INVITING, "my_games_url": "http://korsar.test/me/x", "valid_days": "7 days"},
 }

@@ -110,6 +110,7 @@ def format_span(delta: timedelta | None) -> str:
 
 from pbem.web.admin import (  # noqa: E402,F401  (routes register themselves on bp)
     auth_views,
+    bounces,
     game_actions,
     games,
     outbox,
