@@ -31,7 +31,7 @@ from pbem.games.address_prefs import set_seat_language
 from pbem.games.errors import GameError
 from pbem.i18n import ngettext
 from pbem.models import utcnow
-from pbem.schedule import local_time_text, seat_zone, to_local
+from pbem.schedule import away_days_text, seat_zone, to_local
 from pbem.web import seat as seat_entry
 from pbem.web.error_page import error_page
 from pbem.web.seat import link_message, use_seat_language
@@ -51,7 +51,7 @@ def _page(message: str = "", error: str = "", form: dict[str, str] | None = None
         error = refused.text() if refused is not None else error
         away = None
         if has_vacation(seat, now) and seat.vacation_start and seat.vacation_end:
-            away = (local_time_text(seat.vacation_start, seat), local_time_text(seat.vacation_end, seat))
+            away = away_days_text(seat)  # the days as typed, the last one counted in
         today = to_local(now, seat_zone(seat)).date()
         return render_template(
             "prefs/prefs.html", game=game, seat=seat, token=token, away=away, today=today.isoformat(),
