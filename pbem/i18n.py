@@ -241,6 +241,13 @@ def format_day_range(first: date, last: date) -> tuple[str, str]:
     return _wrap(day(first, start), current()), _wrap(day(last, final), current())
 
 
+def addressed_name(name: str) -> str:
+    """The name a greeting calls its reader by: in Vietnamese the given name, the last word of a
+    full name ("Nguyễn Thị Ánh" -> "Ánh": "Chào Ánh,"); the full name in French and English."""
+    words = name.split()
+    return words[-1] if current() == "vi" and words else name
+
+
 def _template_gettext(message: str) -> str:
     code = current()
     return _wrap(translations(code).gettext(message), code)
@@ -260,3 +267,4 @@ def install(env: Any) -> None:
     env.globals["current_language"] = current
     env.globals["format_datetime"] = format_datetime
     env.globals["format_number"] = format_number
+    env.globals["addressed_name"] = addressed_name

@@ -3,6 +3,7 @@ on /me and on a game's preferences, `templates/shared/zones.html`), the full IAN
 "other…", and a zone named in a sentence ("Paris time", "heure de Paris", "giờ Hà Nội")."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from zoneinfo import available_timezones
@@ -81,3 +82,9 @@ def picker(zone: str | None) -> dict[str, object]:
     chosen = _SAME_ZONE.get(zone or "", zone or "UTC")
     return {"cities": cities, "chosen": chosen, "other": chosen not in _CITY_OF and chosen != "UTC",
             "zones": every_zone()}
+
+
+def zone_from_form(form: Mapping[str, str]) -> str:
+    """The zone a picker's form chose: a city or UTC, or with "Other…" the full list's choice."""
+    chosen = (form.get("timezone") or "").strip()
+    return (form.get("timezone_other") or "").strip() if chosen == "other" else chosen

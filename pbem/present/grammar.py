@@ -34,7 +34,8 @@ from pbem.i18n import ngettext
 # Words whose "h" is aspirated in French ("le héros", "de Hollande"): no elision before them.
 ASPIRATED_H = frozenset({"hache", "haine", "hasard", "haut", "héros", "hibou", "honte", "huit",
                          "hollande", "hongrie", "hambourg", "havane", "hawaï", "hyundai"})
-_VOWELS = frozenset("aeiou")
+_VOWELS = frozenset("aeiouœæ")
+_FRENCH_LETTERS = frozenset("àâäéèêëîïôöùûüÿçœæ")
 _ISOLATES = "\u2066\u2067\u2068\u2069"  # a right-to-left name arrives isolated (phrases.shown_name)
 # Contractions of a preposition with the article that follows it.
 _CONTRACTED = {("de", "le"): "du", ("à", "le"): "au", ("de", "les"): "des", ("à", "les"): "aux"}
@@ -46,11 +47,9 @@ def _base_letter(char: str) -> str:
 
 
 def _foreign(word: str) -> bool:
-    """Written with a letter French does not have (Vietnamese ơ, ư, ă, đ, a tone's dot or hook)."""
-    for char in unicodedata.normalize("NFD", word.lower()):
-        if char in "\u0323\u0309\u031b\u0306" or char in "đ":  # dot below, hook, horn, breve
-            return True
-    return False
+    """Written with a letter French does not have (Vietnamese ơ, ư, ă, đ, ồ, ạ ...)."""
+    return any(not char.isascii() and char.isalpha() and char not in _FRENCH_LETTERS
+               for char in unicodedata.normalize("NFC", word.lower()))
 
 
 def starts_with_vowel_sound(word: str) -> bool:

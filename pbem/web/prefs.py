@@ -35,6 +35,7 @@ from pbem.schedule import away_days_text, seat_zone, to_local
 from pbem.web import seat as seat_entry
 from pbem.web.error_page import error_page
 from pbem.web.seat import link_message, use_seat_language
+from pbem.zones import picker, zone_from_form
 
 bp = Blueprint("prefs", __name__)  # nested in pbem.web.seat at /g/<token>
 seat_entry.bp.register_blueprint(bp)
@@ -55,6 +56,7 @@ def _page(message: str = "", error: str = "", form: dict[str, str] | None = None
         today = to_local(now, seat_zone(seat)).date()
         return render_template(
             "prefs/prefs.html", game=game, seat=seat, token=token, away=away, today=today.isoformat(),
+            zones=picker(seat.timezone),
             last_day=last_bookable_day(today).isoformat(),
             days_left=days_left(config(), seat), message=message, error=error, form=form or {},
             days_left_text=ngettext("%(num)s vacation day", "%(num)s vacation days", days_left(config(), seat)),
@@ -125,7 +127,7 @@ def play_forced() -> Any:
 @bp.route("/timezone", methods=["POST"])
 def set_timezone() -> Any:
     """The seat's IANA time zone: quiet hours, digest time and dates in emails follow it."""
-    return _change("timezone", preferences.set_time_zone, request.form.get("timezone", ""))
+    return _change("timezone", preferences.set_time_zone, zone_from_form(request.form))
 
 
 @bp.route("/language", methods=["POST"])
