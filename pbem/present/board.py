@@ -20,7 +20,7 @@ from engine import explain
 from pbem.i18n import gettext as _
 from pbem.i18n import ngettext
 from pbem.present.colours import colour_style
-from pbem.present.grammar import of, together
+from pbem.present.grammar import of, possessive, together
 from pbem.present.phrases import (Names, blocked_text, capital_you, card, colour_word, event_sentences,
                                   first_upper, outlook_text, present_moves, shown_names, side_seats)
 
@@ -68,6 +68,15 @@ def _pile_text(pile: list[int]) -> str | None:
                     gold=sum(pile))
 
 
+def _on_hold(seat: int | None, name: Names, me: int | None) -> str | None:
+    """"On hold until your next turn.", "... until Élodie's next turn." ("d'Élodie")."""
+    if seat is None:
+        return None
+    if seat == me:
+        return _("On hold until your next turn.")
+    return _("On hold until %(whose)s next turn.", whose=possessive(name(seat)))
+
+
 def _ship(ship: ShipView, name: Names, whose: Names, me: int | None) -> dict[str, Any]:
     leader = ship.get("leader")
     look = explain.outlook(ship)
@@ -79,6 +88,7 @@ def _ship(ship: ShipView, name: Names, whose: Names, me: int | None) -> dict[str
         "value": ship["value"],
         "merchant": card(f"M{ship['value']}"),
         "on_hold_for": None if ship.get("on_hold_for") is None else name(ship["on_hold_for"]),
+        "on_hold": _on_hold(ship.get("on_hold_for"), name, me),
         "sides": [_side(side, ship, name) for side in ship["sides"]],
         "leader": None if leader is None else {"card": card(leader["card"]), "who": name(leader["seat"]),
                                                "of_who": of(name(leader["seat"]))},

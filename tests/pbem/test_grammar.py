@@ -114,7 +114,7 @@ def test_french_discards_name_the_card_with_its_article(card, text):
 @pytest.mark.parametrize("event, sentence", [
     ({"kind": "hold", "seat": 1, "ship": 3}, "Le vaisseau 3 est en attente jusqu'au prochain tour {of}."),
     ({"kind": "capture", "seat": 1, "owner": 1, "ship": 3, "value": 5},
-     "Le vaisseau 3 {of} (5 or) est rentré à bon port : {name} marque 5 or."),
+     "Le vaisseau 3 {of} (5 or) est rentré à bon port\u00a0: {name} marque 5 or."),
     ({"kind": "discard", "seat": 1, "card": "AD"}, "{name} a défaussé l'amiral."),
     ({"kind": "admiral", "seat": 1, "ship": 3, "owner": 1, "value": 5, "card": "AD", "replaced": "BC"},
      "{name} a joué l'amiral sur le vaisseau 3 {of} (5 or). Le capitaine bleu qu'il remplace quitte la partie."),
@@ -164,3 +164,26 @@ def test_the_legend_says_the_ships_in_hand_have_been_subtracted_once_the_game_is
     with app.test_request_context(), i18n.using("fr"):
         page = render_template("shared/board.html", board=board(engine.player_view(state, 0)))
     assert "les vaisseaux restés en main ont été déduits" in page and "seront" not in page
+
+
+@pytest.mark.parametrize("code, seat, text", [
+    ("fr", 1, "En attente jusqu'au prochain tour d'Élodie."), ("fr", 0, "En attente jusqu'à votre prochain tour."),
+    ("en", 1, "On hold until Élodie's next turn."), ("vi", 1, "Tàu được giữ chờ đến lượt sau của Élodie."),
+])
+def test_a_ship_on_hold_names_whose_turn_it_waits_for(code, seat, text):
+    state = engine.new_game(["Marc", "Élodie"], seed=1)
+    view = engine.player_view(state, 0)
+    view["table"] = [{"id": 3, "owner": 1, "value": 5, "on_hold_for": seat, "sides": [], "leader": None,
+                      "strongest_side": None}]
+    with i18n.using(code):
+        assert board(view)["table"][0]["on_hold"] == text
+
+
+@pytest.mark.parametrize("code, name, greeting", [
+    ("vi", "Nguyễn Thị Ánh", "Xin chào Ánh,"), ("fr", "Élodie Dûpont", "Bonjour Élodie Dûpont,"),
+    ("en", "Jack Rackham", "Hello Jack Rackham,"),
+])
+def test_a_greeting_calls_a_vietnamese_reader_by_the_given_name(code, name, greeting):
+    from pbem.mail.render import environment  # the emails' own environment
+    with i18n.using(code):
+        assert environment().get_template("partials/greeting.txt").render(name=name).strip() == greeting

@@ -65,20 +65,20 @@ def test_a_french_vacation_reads_as_a_french_player_writes_it(clocked):
         session.get(Seat, seat.id).language = "fr"
     with session_scope(engine) as session:
         take_vacation(session, cfg, game_id, seat.position, date(2026, 1, 13), date(2026, 1, 15), now=T0)
-    assert "Votre absence : du mardi 13 au jeudi 15 janvier 2026 inclus." in \
+    assert "Votre absence\u00a0: du mardi 13 au jeudi 15 janvier 2026 inclus." in \
         mails(engine, "vacation", seat.email)[0].text_body
 
 
 # ---------------------------------------------------------------- the rate limit, in words
 @pytest.mark.parametrize("limit, code, zone, text", [
-    (limits.GAMES_PER_CREATOR, "fr", "Europe/Paris", "Vous avez lancé trop de parties en peu de temps ; "
+    (limits.GAMES_PER_CREATOR, "fr", "Europe/Paris", "Vous avez lancé trop de parties en peu de temps\u00a0; "
      "réessayez après le 1er décembre à 21 h 01 (heure de Paris)."),
     (limits.GAMES_PER_CREATOR, "en", "Europe/Paris", "You have started too many games in a short time; "
      "please try again after December 1 at 9:01 PM (Paris time)."),
     (limits.INVITATIONS_PER_CREATOR, "vi", "Asia/Ho_Chi_Minh", "Bạn đã gửi quá nhiều lời mời trong thời gian "
      "ngắn; vui lòng thử lại sau 03:01 ngày 2 tháng 12 (giờ Hà Nội / TP. Hồ Chí Minh)."),
     (limits.LINKS_PER_ADDRESS, "fr", None, "Trop de liens vers vos parties ont été envoyés à cette adresse en "
-     "peu de temps ; réessayez après le 1er décembre à 20 h 01 (UTC)."),
+     "peu de temps\u00a0; réessayez après le 1er décembre à 20 h 01 (UTC)."),
     (limits.LINKS_PER_IP, "en", "Asia/Kolkata", "Too many links have been asked for from your connection in a "
      "short time; please try again after December 2 at 1:31 AM (Asia/Kolkata)."),
 ])
