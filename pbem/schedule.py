@@ -181,14 +181,19 @@ def time_left_text(deadline: datetime, now: datetime) -> str:
     return plural(secs, "second")
 
 
-def away_days_text(seat: Seat) -> tuple[str, str]:
+def away_days(seat: Seat) -> tuple[date, date]:
     """The first and the last day of the seat's vacation in its zone, as the player typed them
-    (the stored end is the midnight after the last day): "jeudi 10", "mardi 15 décembre 2026"."""
+    (the stored end is the midnight after the last day)."""
     assert seat.vacation_start is not None and seat.vacation_end is not None
     zone = seat_zone(seat)
     first = to_local(seat.vacation_start, zone).date()
     last = (to_local(seat.vacation_end, zone) - timedelta(microseconds=1)).date()
-    return i18n.format_day_range(first, max(first, last))
+    return first, max(first, last)
+
+
+def away_days_text(seat: Seat) -> tuple[str, str]:
+    """`away_days` in the current language: "jeudi 10", "mardi 15 décembre 2026"."""
+    return i18n.format_day_range(*away_days(seat))
 
 
 def local_time_text(when: datetime, seat: Seat | None) -> str:

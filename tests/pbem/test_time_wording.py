@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 import pytest
-from clockkit import T0, mails, mover, seat_row, start_game
+from clockkit import T0, mails, mover, other, seat_row, start_game, sweep
 from game_helpers import cfg_of, db_of
 from sqlmodel import select
 
@@ -67,6 +67,21 @@ def test_a_french_vacation_reads_as_a_french_player_writes_it(clocked):
         take_vacation(session, cfg, game_id, seat.position, date(2026, 1, 13), date(2026, 1, 15), now=T0)
     assert "Votre absence\u00a0: du mardi 13 au jeudi 15 janvier 2026 inclus." in \
         mails(engine, "vacation", seat.email)[0].text_body
+
+
+def test_the_table_reads_the_days_typed_with_the_name_elided_in_french(app):
+    engine, cfg = app.extensions["korsar_db"], app.config["KORSAR"]
+    game_id = start_game(engine, cfg, deadline_hours=48,
+                         players=["Élodie <elodie@example.com>", "Paul <paul@example.com>"])
+    away, reader = mover(engine, game_id), other(engine, game_id)
+    assert away.name == "Élodie"
+    with session_scope(engine) as session:
+        session.get(Seat, reader.id).language = "fr"
+    with session_scope(engine) as session:
+        take_vacation(session, cfg, game_id, away.position, date(2026, 1, 13), date(2026, 1, 15), now=T0)
+    sweep(engine, cfg, T0)
+    (news,) = mails(engine, "news", reader.email)
+    assert f"Absence d'{away.name}\u00a0: du mardi 13 au jeudi 15 janvier 2026 inclus" in news.text_body
 
 
 # ---------------------------------------------------------------- the rate limit, in words
