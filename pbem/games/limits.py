@@ -75,6 +75,11 @@ declare_refusals({
                                 "short time; please try again after %(when)s."), 429),
     "limit_link_ip": (lazy("Too many links have been asked for from your connection in a short "
                            "time; please try again after %(when)s."), 429),
+    # the limits of pbem/games/unasked_mail.py
+    "limit_unasked": (lazy("This address has been sent too many emails it did not ask for today; "
+                           "please try again after %(when)s."), 429),
+    "limit_invite_pair": (lazy("You have invited this player too often today; please invite them "
+                               "again after %(when)s."), 429),
 })
 
 

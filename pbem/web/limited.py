@@ -11,12 +11,13 @@ import math
 from typing import Any
 
 from flask import g, make_response
+from sqlalchemy import inspect
 
 from pbem.appctx import db
 from pbem.db import read_scope
 from pbem.games.address_prefs import remembered_preferences
 from pbem.games.limits import LimitReached
-from pbem.models import utcnow
+from pbem.models import Seat, utcnow
 from pbem.web.error_page import error_page
 
 
@@ -24,14 +25,16 @@ def reader_zone() -> str | None:
     """The zone of the request's proven reader: their address's choice, else their seat's;
     None (UTC) when the page does not know who reads it."""
     seated = g.get("seat")
-    seat = getattr(seated, "seat", None)
-    email = g.get("reader_email") or getattr(seat, "email", None)
-    if email:
-        with read_scope(db()) as session:
-            saved = remembered_preferences(session, [email]).get(email.strip().lower())
+    opened = getattr(seated, "seat", None)
+    # the seat was read in a transaction that is over: read it again by its key
+    key = inspect(opened).identity if opened is not None else None
+    with read_scope(db()) as session:
+        seat = session.get(Seat, key[0]) if key else None
+        email = g.get("reader_email") or (seat.email if seat is not None else None)
+        saved = remembered_preferences(session, [email]).get(email.strip().lower()) if email else None
         if saved is not None and saved.timezone:
             return saved.timezone
-    return getattr(seat, "timezone", None) or None
+        return seat.timezone if seat is not None and seat.timezone else None
 
 
 def limit_page(exc: LimitReached) -> Any:

@@ -12,6 +12,7 @@ import pytest
 from clockkit import T0, mails, mover, other, seat_row, start_game, sweep
 from game_helpers import cfg_of, db_of
 from sqlmodel import select
+from test_seat_actions import play_to_the_end
 
 from pbem import i18n, links
 from pbem.db import session_scope
@@ -100,6 +101,17 @@ def test_the_table_reads_the_days_typed_with_the_name_elided_in_french(app):
 def test_a_limit_says_what_was_refused_and_when_to_try_again_in_the_readers_zone(limit, code, zone, text):
     refused = limits.LimitReached(limit, FIRST, zone)
     assert refused.text(code) == text
+
+
+def _every_limit() -> list[limits.Limit]:
+    from pbem.games import unasked_mail
+    return [v for module in (limits, unasked_mail) for v in vars(module).values() if isinstance(v, limits.Limit)]
+
+
+@pytest.mark.parametrize("limit", _every_limit(), ids=lambda limit: limit.kind)
+def test_every_limit_has_a_sentence_of_its_own(limit):
+    text = limits.LimitReached(limit, FIRST).text("en")
+    assert text.endswith("December 1 at 8:01 PM (UTC).") and "too" in text.lower()
 
 
 def _refuse_with(limit: limits.Limit) -> Any:
@@ -196,3 +208,15 @@ def test_a_city_wins_over_the_full_list_on_my_games(app, client):
     with session_scope(engine) as session:
         saved = session.exec(select(AddressPreference).where(AddressPreference.email == "ann@example.com")).one()
     assert saved.timezone == "Europe/Brussels"
+
+
+def test_a_player_refused_on_their_seats_page_reads_the_time_in_their_seats_zone(app, client, monkeypatch):
+    engine, cfg = db_of(app), cfg_of(app)
+    game_id = start_game(engine, cfg, tz="Europe/Paris")
+    play_to_the_end(app, game_id)  # a rematch is asked of a finished game
+    seat = seat_row(engine, game_id, 0)
+    monkeypatch.setattr(limits, "take", _refuse_with(limits.GAMES_PER_CREATOR))
+    token = sign_seat(cfg, game_id, seat.position, seat.link_nonce)
+    page = client.post(f"/g/{token}/rematch")
+    text = page.get_data(as_text=True)
+    assert page.status_code == 429 and "You have started too many games" in text and "(Paris time)" in text
