@@ -25,7 +25,7 @@ import inspect
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from functools import lru_cache, wraps
 from gettext import NullTranslations
 from typing import Any, Literal, ParamSpec, TypeVar
@@ -33,6 +33,7 @@ from zoneinfo import ZoneInfo
 
 from babel import Locale, UnknownLocaleError
 from babel.dates import format_date as _format_date
+from babel.dates import format_datetime as _format_datetime
 from babel.dates import format_time as _format_time
 from babel.dates import get_datetime_format
 from babel.numbers import format_decimal
@@ -164,27 +165,87 @@ def format_number(n: int | float) -> str:
     return format_decimal(n, locale=locale())
 
 
+# How each language writes a date and time in a sentence, as Babel patterns: French "mardi
+# 1er décembre 2026 à 21 h 01" (the first of a month is "1er"), Vietnamese "21:01, Thứ Ba, ngày
+# 1 tháng 12 năm 2026"; "day" drops the weekday and the year ("le 1er décembre à 21 h 01", a
+# moment in the next hours or days). English keeps CLDR's ("Tuesday, December 1, 2026, 9:01 PM").
+DateStyle = Literal["full", "long", "day"]
+_PATTERNS: dict[str, dict[str, str]] = {
+    "fr": {"full": "EEEE {d} MMMM y 'à' H 'h' mm", "long": "{d} MMMM y 'à' H 'h' mm",
+           "day": "{d} MMMM 'à' H 'h' mm"},
+    "vi": {"full": "HH:mm, EEEE, 'ngày' d 'tháng' M 'năm' y", "long": "HH:mm 'ngày' d 'tháng' M 'năm' y",
+           "day": "HH:mm 'ngày' d 'tháng' M"},
+    DEFAULT: {"day": "MMMM d 'at' h:mm a"},
+}
+
+
+def _pattern(local: datetime, date_format: DateStyle, loc: Locale) -> str | None:
+    pattern = _PATTERNS.get(loc.language, {}).get(date_format)
+    return None if pattern is None else pattern.replace("{d}", "d'er'" if local.day == 1 else "d")
+
+
 def format_datetime(when: datetime, zone: str | ZoneInfo | None = None,
-                    date_format: Literal["full", "long"] = "long") -> str:
-    """A UTC instant in `zone`, as the current language writes a date and time:
-    "4 décembre 2026, 16:07", "16:07 4 tháng 12, 2026", "December 4, 2026, 4:07 PM";
-    `date_format="full"` names the weekday ("vendredi 4 décembre 2026, 16:07")."""
+                    date_format: DateStyle = "long") -> str:
+    """A UTC instant in `zone`, as the current language writes a date and time in a sentence:
+    "4 décembre 2026 à 16 h 07", "16:07 ngày 4 tháng 12 năm 2026", "December 4, 2026, 4:07 PM";
+    `date_format="full"` names the weekday ("vendredi 4 décembre 2026 à 16 h 07", "16:07, Thứ
+    Sáu, ngày 4 tháng 12 năm 2026"), `"day"` leaves out the year ("1er décembre à 21 h 01")."""
     tz = zone if isinstance(zone, ZoneInfo) else ZoneInfo(zone or "UTC")
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
     local = when.astimezone(tz)
     loc = locale()
-    pattern = str(get_datetime_format(date_format, locale=loc)).replace("'", "")
-    text = pattern.format(_format_time(local, "short", locale=loc), _format_date(local, date_format, locale=loc))
+    pattern = _pattern(local, date_format, loc)
+    if pattern is not None:
+        text = _format_datetime(local, pattern, locale=loc)
+    else:
+        style: Literal["full", "long"] = "long" if date_format == "day" else date_format
+        joined = str(get_datetime_format(style, locale=loc)).replace("'", "")
+        text = joined.format(_format_time(local, "short", locale=loc), _format_date(local, style, locale=loc))
     return _wrap(text, current())  # Babel's words: the pseudo-locale shows them as translated
 
 
 def format_date(when: datetime, zone: str | ZoneInfo | None = None) -> str:
-    """The date alone, in `zone`: "4 décembre 2026"."""
+    """The date alone, in `zone`: "4 décembre 2026", "1er décembre 2026", "ngày 4 tháng 12 năm 2026"."""
     tz = zone if isinstance(zone, ZoneInfo) else ZoneInfo(zone or "UTC")
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
-    return _wrap(_format_date(when.astimezone(tz), "long", locale=locale()), current())
+    local, loc = when.astimezone(tz), locale()
+    pattern = {"fr": "d'er' MMMM y" if local.day == 1 else "d MMMM y",
+               "vi": "'ngày' d 'tháng' M 'năm' y"}.get(loc.language)
+    text = _format_date(local, pattern or "long", locale=loc)
+    return _wrap(text, current())
+
+
+# A range of days as each language writes it, first day then last: French "jeudi 10" ...
+# "mardi 15 décembre 2026" (the month once when both days share it), Vietnamese "Thứ Năm, ngày
+# 10" ... "Thứ Ba, ngày 15 tháng 12 năm 2026", English "Thursday, December 10" ... "Tuesday,
+# December 15, 2026".
+_RANGE_PATTERNS: dict[str, tuple[str, str, str, str]] = {  # first: same month, same year, other; last
+    "fr": ("EEEE {d}", "EEEE {d} MMMM", "EEEE {d} MMMM y", "EEEE {d} MMMM y"),
+    "vi": ("EEEE, 'ngày' d", "EEEE, 'ngày' d 'tháng' M", "EEEE, 'ngày' d 'tháng' M 'năm' y",
+           "EEEE, 'ngày' d 'tháng' M 'năm' y"),
+    DEFAULT: ("EEEE, MMMM d", "EEEE, MMMM d", "EEEE, MMMM d, y", "EEEE, MMMM d, y"),
+}
+
+
+def format_day_range(first: date, last: date) -> tuple[str, str]:
+    """The first and the last day of a range, both counted in (a vacation as it was typed)."""
+    loc = locale()
+    same_month, same_year, other, final = _RANGE_PATTERNS.get(loc.language, _RANGE_PATTERNS[DEFAULT])
+    start = same_month if (first.year, first.month) == (last.year, last.month) else \
+        same_year if first.year == last.year else other
+
+    def day(when: date, pattern: str) -> str:
+        return _format_date(when, pattern.replace("{d}", "d'er'" if when.day == 1 else "d"), locale=loc)
+    return _wrap(day(first, start), current()), _wrap(day(last, final), current())
+
+
+def addressed_name(name: str) -> str:
+    """The name a greeting calls its reader by: in Vietnamese the given name, the last word of a
+    full name ("Nguyễn Thị Ánh" -> "Ánh": "Chào Ánh,"); the full name in French and English."""
+    words = name.split()
+    return words[-1] if current() == "vi" and words else name
 
 
 def _template_gettext(message: str) -> str:
@@ -206,3 +267,4 @@ def install(env: Any) -> None:
     env.globals["current_language"] = current
     env.globals["format_datetime"] = format_datetime
     env.globals["format_number"] = format_number
+    env.globals["addressed_name"] = addressed_name

@@ -181,6 +181,21 @@ def time_left_text(deadline: datetime, now: datetime) -> str:
     return plural(secs, "second")
 
 
+def away_days(seat: Seat) -> tuple[date, date]:
+    """The first and the last day of the seat's vacation in its zone, as the player typed them
+    (the stored end is the midnight after the last day)."""
+    assert seat.vacation_start is not None and seat.vacation_end is not None
+    zone = seat_zone(seat)
+    first = to_local(seat.vacation_start, zone).date()
+    last = (to_local(seat.vacation_end, zone) - timedelta(microseconds=1)).date()
+    return first, max(first, last)
+
+
+def away_days_text(seat: Seat) -> tuple[str, str]:
+    """`away_days` in the current language: "jeudi 10", "mardi 15 décembre 2026"."""
+    return i18n.format_day_range(*away_days(seat))
+
+
 def local_time_text(when: datetime, seat: Seat | None) -> str:
     """'Tuesday 3 March 2026, 14:00 (Europe/Paris)' in the seat's zone; in French and Vietnamese
     (i18n.current()) as Babel writes it, 'mardi 3 mars 2026, 14:00', the zone named only for a

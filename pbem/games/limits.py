@@ -20,8 +20,12 @@ from sqlmodel import Session, col, select
 
 from pbem.addresses import canonical_key, client_key
 from pbem.config import Config
-from pbem.games.errors import GameError, declare_refusals
+from pbem import i18n
+from pbem.games.errors import REFUSALS, GameError, declare_refusals
+from pbem.i18n import gettext as _
 from pbem.i18n import lazy
+from pbem.present.phrases import first_upper
+from pbem.zones import zone_in_words
 from pbem.models import RateEvent, utcnow
 
 HOUR = timedelta(hours=1)
@@ -56,19 +60,46 @@ LINKS_PER_ADDRESS = Limit("link_address", "LIMIT_LINKS_PER_ADDRESS_HOUR", HOUR)
 LINKS_PER_IP = Limit("link_ip", "LIMIT_LINKS_PER_IP_HOUR", HOUR, per="ip")
 
 
-declare_refusals({"limit_reached": (
-    lazy("You have done this too often for now. Please try again after %(when)s (UTC)."), 429)})
+# What was refused, one sentence per limit, and when to try again: `when` is the moment in the
+# reader's zone, named after it ("1er décembre à 21 h 01 (heure de Paris)").
+declare_refusals({
+    "limit_game": (lazy("You have started too many games in a short time; please try again after "
+                        "%(when)s."), 429),
+    "limit_invite_sent": (lazy("You have sent too many invitations in a short time; please try "
+                               "again after %(when)s."), 429),
+    "limit_invite_received": (lazy("This player has been sent too many invitations today; please "
+                                   "invite them again after %(when)s."), 429),
+    "limit_confirm_address": (lazy("Too many confirmation links have gone to this address in a "
+                                   "short time; please try again after %(when)s."), 429),
+    "limit_link_address": (lazy("Too many links to your games have gone to this address in a "
+                                "short time; please try again after %(when)s."), 429),
+    "limit_link_ip": (lazy("Too many links have been asked for from your connection in a short "
+                           "time; please try again after %(when)s."), 429),
+    # the limits of pbem/games/unasked_mail.py
+    "limit_unasked": (lazy("This address has been sent too many emails it did not ask for today; "
+                           "please try again after %(when)s."), 429),
+    "limit_invite_pair": (lazy("You have invited this player too often today; please invite them "
+                               "again after %(when)s."), 429),
+})
 
 
 class LimitReached(GameError):
-    """Too many of something: the page says when to try again (`retry_at`, naive UTC)."""
+    """Too many of something: the page says what was refused (by the limit's kind) and when to
+    try again (`retry_at`, naive UTC) in the reader's zone (`zone`: set by the page that knows
+    its reader; UTC, said as UTC, otherwise)."""
 
     status = 429
 
-    def __init__(self, limit: Limit, retry_at: datetime) -> None:
+    def __init__(self, limit: Limit, retry_at: datetime, zone: str | None = None) -> None:
         self.limit = limit
         self.retry_at = retry_at
-        super().__init__("limit_reached", {"when": retry_at})
+        self.zone = zone
+        super().__init__(f"limit_{limit.kind}", {"when": retry_at})
+
+    def text(self, language: str | None = None) -> str:
+        with i18n.using(language if language is not None else i18n.current()):
+            when = f"{i18n.format_datetime(self.retry_at, self.zone, 'day')} {zone_in_words(self.zone)}"
+            return first_upper(_(REFUSALS[self.code][0], when=when))
 
 
 def _serialise(session: Session, limit: Limit, key: str) -> None:
@@ -101,7 +132,7 @@ def record(session: Session, limit: Limit, key: str, *, now: datetime | None = N
     """Count `count` events of `limit` for `key` (in the caller's transaction)."""
     now = now or utcnow()
     key = limit.key_of(key)
-    for _ in range(count):
+    for _event in range(count):
         session.add(RateEvent(kind=limit.kind, key=key, created_at=now))
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from pbem.present.names import ShownName
-from pbem.schedule import local_time_text, time_left_text
+from pbem.schedule import away_days_text, local_time_text, time_left_text
 from pbem.letters.send import Admin, build, queue, wants_mail
 from pbem.letters.unsubscribe import unsubscribe_url
 from pbem import links
@@ -191,7 +191,7 @@ def queue_vacation(session: Session, cfg: Config, game: Game, seat: Seat, *, now
                    days_left: float) -> None:
     """Confirm the vacation to its player (the table's news is the caller's: clocks/vacation.py)."""
     assert seat.vacation_start is not None and seat.vacation_end is not None
-    start, end = local_time_text(seat.vacation_start, seat), local_time_text(seat.vacation_end, seat)
+    start, end = away_days_text(seat)  # the days as typed, the last one counted in
     if wants_mail(seat):
         queue(session, cfg, "vacation", seat,
               {"start_local": start, "end_local": end, "days_left": plural(days_left, "vacation day"),

@@ -68,9 +68,13 @@ def move_events(session: Session, game: Game) -> list[list[dict[str, Any]]]:
     return [json.loads(events or "[]") for events in records]
 
 
-def history(moves: list[list[dict[str, Any]]], view: PlayerView, since: int) -> list[str]:
+def history(moves: list[list[dict[str, Any]]], view: PlayerView, since: int, *,
+            with_end: bool = True) -> list[str]:
     """What happened after move `since`, in sentences addressed to the viewer (the words of a
-    capture depend on the whole game, `moves`: was the ship fought over?)."""
+    capture depend on the whole game, `moves`: was the ship fought over?). `with_end=False`
+    leaves out the game-over sentence (the game-over email gives the scores once, in its table)."""
+    if not with_end:
+        moves = [[e for e in events if e.get("kind") != "game_over"] for events in moves]
     sentences = event_sentences(moves, view["players"], view["seat"])
     return [line for move in sentences[since:] for line in move]
 
@@ -87,7 +91,7 @@ def game_seats(session: Session, game: Game) -> list[Seat]:
 
 def seat_context(session: Session, cfg: Config, game: Game, seat: Seat, state: engine.GameState,
                  *, since: int | None = None, with_moves: bool = True,
-                 seats: list[Seat] | None = None) -> dict[str, Any]:
+                 seats: list[Seat] | None = None, with_end: bool = True) -> dict[str, Any]:
     """Everything the emails about one seat show: board, move links, news since `since`, the
     forced turns played for the seat meanwhile (`partials/played_for_you.*`). `seats`: the
     game's (read if not given), whose names the reader reads (pbem/present/names.py)."""
@@ -95,7 +99,7 @@ def seat_context(session: Session, cfg: Config, game: Game, seat: Seat, state: e
     mark = seat.last_seen_version if since is None else since
     game_url = seat_page_url(cfg, seat)
     moves = move_events(session, game)
-    since_lines = history(moves, view, mark)
+    since_lines = history(moves, view, mark, with_end=with_end)
     return {
         "played_for_you": played_for_you(session, game, view, mark),
         "prefs_url": f"{game_url}/prefs",  # where "play my forced moves for me" is switched
@@ -247,7 +251,7 @@ def address_stale_reason(seat: Seat | None, row: OutboxMessage) -> str | None:
 def game_over_email(session: Session, cfg: Config, game: Game, seat: Seat) -> Email:
     """The full game-over email, from the finished game."""
     state = load_state(game)
-    context = seat_context(session, cfg, game, seat, state, with_moves=False)
+    context = seat_context(session, cfg, game, seat, state, with_moves=False, with_end=False)
     # "Play again with the same players": the seat's rematch page (a GET that only asks).
     context["rematch_url"] = f"{seat_page_url(cfg, seat)}/rematch"
     return build(cfg, "game_over", seat, context)

@@ -20,9 +20,9 @@ from engine import explain
 from pbem.i18n import gettext as _
 from pbem.i18n import ngettext
 from pbem.present.colours import colour_style
-from pbem.present.names import and_list
+from pbem.present.grammar import of, possessive, together
 from pbem.present.phrases import (Names, blocked_text, capital_you, card, colour_word, event_sentences,
-                                  first_upper, outlook_text, present_moves, shown_names)
+                                  first_upper, outlook_text, present_moves, shown_names, side_seats)
 
 
 def _side(side: SideView, ship: ShipView, name: Names) -> dict[str, Any]:
@@ -31,7 +31,7 @@ def _side(side: SideView, ship: ShipView, name: Names) -> dict[str, Any]:
     leader = ship.get("leader")
     counting = card(leader["card"]) if leader is not None and leader["side"] == side["side"] else None
     return {
-        "who": capital_you(and_list([name(s) for s in side["seats"]])),
+        "who": capital_you(together([name(s) for s in side["seats"]])),
         "colour": colour,  # the colour word, None while only the Admiral fights for the side
         "colour_name": colour_word(colour) if colour else _("no colour"),
         "css": colour or "none",  # the page classes: colour-<css>, side-<css>
@@ -60,6 +60,23 @@ def _hand_cost(view: AnyView, seat: int) -> str | None:
                     len(merchants), gold=gold)
 
 
+def _pile_text(pile: list[int]) -> str | None:
+    """A score pile as ships and gold: "1 ship (7 gold)", "3 ships (21 gold)"."""
+    if not pile:
+        return None
+    return ngettext("%(num)s ship (%(gold)s gold)", "%(num)s ships (%(gold)s gold)", len(pile),
+                    gold=sum(pile))
+
+
+def _on_hold(seat: int | None, name: Names, me: int | None) -> str | None:
+    """"On hold until your next turn.", "... until Élodie's next turn." ("d'Élodie")."""
+    if seat is None:
+        return None
+    if seat == me:
+        return _("On hold until your next turn.")
+    return _("On hold until %(whose)s next turn.", whose=possessive(name(seat)))
+
+
 def _ship(ship: ShipView, name: Names, whose: Names, me: int | None) -> dict[str, Any]:
     leader = ship.get("leader")
     look = explain.outlook(ship)
@@ -71,8 +88,10 @@ def _ship(ship: ShipView, name: Names, whose: Names, me: int | None) -> dict[str
         "value": ship["value"],
         "merchant": card(f"M{ship['value']}"),
         "on_hold_for": None if ship.get("on_hold_for") is None else name(ship["on_hold_for"]),
+        "on_hold": _on_hold(ship.get("on_hold_for"), name, me),
         "sides": [_side(side, ship, name) for side in ship["sides"]],
-        "leader": None if leader is None else {"card": card(leader["card"]), "who": name(leader["seat"])},
+        "leader": None if leader is None else {"card": card(leader["card"]), "who": name(leader["seat"]),
+                                               "of_who": of(name(leader["seat"]))},
         "tied": look.code == "tied",
         "outlook": outlook_text(look, ship, name, me),
         "blocked": None,  # why the viewer can play nothing on it (board() fills it in)
@@ -96,6 +115,7 @@ def _board(view: AnyView, hands: list[list[str] | None], name: Names, whose: Nam
         "hand_size": view["hand_sizes"][seat],
         "hand": None if hands[seat] is None else [card(c) for c in hands[seat] or []],
         "pile": list(view["score_piles"][seat]),
+        "pile_text": _pile_text(view["score_piles"][seat]),
         "score": view["scores"][seat],  # public: the same for every reader
         "hand_cost": _hand_cost(view, seat),
         "to_move": seat == view["to_move"],
@@ -105,12 +125,12 @@ def _board(view: AnyView, hands: list[list[str] | None], name: Names, whose: Nam
     if team_play:
         teams = [{"index": t,
                   "members": [name(s) for s in range(len(players)) if team_of and team_of[s] == t],
-                  "names": capital_you(and_list([name(s) for s in range(len(players))
-                                                 if team_of and team_of[s] == t])),
+                  "names": together([name(s) for s in range(len(players)) if team_of and team_of[s] == t]),
                   "score": score,
                   "winner": t in view["winners"]}
                  for t, score in enumerate(view["team_scores"] or [])]
     table = [_ship(ship, name, whose, me) for ship in view["table"]]
+    winning = [side_seats(view, side) if team_play else [side] for side in view["winners"]]
     if view["finished"]:  # what the final settlement (R6.2) left on the table
         for ship in table:
             ship["outlook"] = _("The game is over: this ship scores for nobody.")
@@ -121,8 +141,10 @@ def _board(view: AnyView, hands: list[list[str] | None], name: Names, whose: Nam
         "to_move": None if view["to_move"] is None else name(view["to_move"]),
         "finished": view["finished"],
         "teams": teams,
-        "winners": ([and_list([name(s) for s in range(len(players)) if team_of and team_of[s] == t])
-                     for t in view["winners"]] if team_play else [name(s) for s in view["winners"]]),
+        # each winning side in words ("Ann & Bob" for a team), and how many people won, with
+        # whom "Winner"/"Winners" agrees
+        "winners": [together([name(s) for s in seats]) for seats in winning],
+        "winning_people": sum(len(seats) for seats in winning),
         "version": view["version"],
     }
 

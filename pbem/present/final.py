@@ -9,7 +9,7 @@ from typing import Any
 
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.present.names import and_list
+from pbem.present.grammar import together, won_tag
 from pbem.present.phrases import capital_you, shown_names, side_seats
 
 # Places in words, as the final scores print them (8 sides at most: 8 players).
@@ -96,11 +96,12 @@ def final_result(view: AnyView, moves: list[list[dict[str, Any]]]) -> dict[str, 
         in_hand = sorted((g for s in seats for g in hands[s] or []), reverse=True)
         place = 1 + sum(1 for t in totals if t > total)
         sides.append({
-            "side": side, "who": capital_you(and_list([name(s) for s in seats])),
+            "side": side, "who": capital_you(together([name(s) for s in seats])),
             "is_you": me in seats, "captured": captured, "captured_gold": sum(captured),
             "in_hand": in_hand, "hand_gold": sum(in_hand), "score": total, "place": place,
             "place_text": _ordinal(place), "shared": sum(1 for t in totals if t == total) > 1,
             "winner": side in view["winners"],
+            "won_tag": won_tag(len(seats)),  # "(won)": "(gagnant)", "(gagnants)" for a team
         })
     attacked: set[int] = set()
     settled = []

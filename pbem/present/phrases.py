@@ -19,7 +19,7 @@ from engine import explain
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy, ngettext
 from pbem.present.colours import CARD_STYLE
-from pbem.present.names import and_list
+from pbem.present.grammar import discarded_card, of, possessive, the_card, together, won
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,11 @@ def card_name(code: str) -> str:
     if code[1] == "C":
         return _(_CAPTAIN_NAME[colour])
     return _(_PIRATE_NAME[colour], n=code[1:])
+
+
+def card_in_text(code: str) -> str:
+    """The card as the object of a sentence ("Blue 3", "the Admiral"; "l'amiral")."""
+    return the_card(card_name(code), code)
 
 
 def colour_word(colour: str) -> str:
@@ -141,11 +146,12 @@ def outlook_text(look: explain.Outlook, ship: ShipView, name: Names, me: int | N
         if you:
             return _("Would go to you (the Admiral counts) at the start of your next turn.")
         return _("Would go to %(who)s (the Admiral counts) at the start of %(who)s's next turn.", who=who)
-    leader = card_name(ship["leader"]["card"])  # type: ignore[index]  # led by a captain here
+    leader = card_in_text(ship["leader"]["card"])  # type: ignore[index]  # led by a captain here
     if you:
-        return _("Would go to you (the %(card)s counts) at the start of your next turn.", card=leader)
-    return _("Would go to %(who)s (the %(card)s counts) at the start of %(who)s's next turn.",
-             who=who, card=leader)
+        return _("Would go to you (%(the_card)s counts) at the start of your next turn.",
+                 the_card=leader)
+    return _("Would go to %(who)s (%(the_card)s counts) at the start of %(who)s's next turn.",
+             who=who, the_card=leader)
 
 
 def blocked_text(reason: explain.Blocked, view: AnyView) -> str:
@@ -194,14 +200,14 @@ def _lead_text(o: explain.Outcome, move: dict[str, Any], mine: bool, who: str) -
         return _("Your team will lead on ship %(ship)s with the Admiral: %(who)s, who led there, "
                  "takes it at the start of %(who)s's next turn unless someone plays a later "
                  "captain or the admiral there.", ship=ship, who=who)
-    card_text = card_name(move["card"])
+    card_text = card_in_text(move["card"])
     if mine:
-        return _("You will lead on ship %(ship)s with the %(card)s and take it at the start of "
+        return _("You will lead on ship %(ship)s with %(the_card)s and take it at the start of "
                  "your next turn unless someone plays a later captain or the admiral there.",
-                 ship=ship, card=card_text)
-    return _("Your team will lead on ship %(ship)s with the %(card)s: %(who)s, who led there, "
+                 ship=ship, the_card=card_text)
+    return _("Your team will lead on ship %(ship)s with %(the_card)s: %(who)s, who led there, "
              "takes it at the start of %(who)s's next turn unless someone plays a later captain "
-             "or the admiral there.", ship=ship, card=card_text, who=who)
+             "or the admiral there.", ship=ship, the_card=card_text, who=who)
 
 
 def outcome_text(view: PlayerView, move: dict[str, Any]) -> str | None:
@@ -218,7 +224,7 @@ def outcome_text(view: PlayerView, move: dict[str, Any]) -> str | None:
                  "unless someone attacks it first.")
 
     def side_name(side: int | None) -> str:
-        return and_list([players[s] for s in side_seats(view, side)]) if side is not None \
+        return together([players[s] for s in side_seats(view, side)]) if side is not None \
             else _("Another side")
 
     ship = next(s for s in view["table"] if s["id"] == o.ship)
@@ -228,14 +234,14 @@ def outcome_text(view: PlayerView, move: dict[str, Any]) -> str | None:
         return _("You will tie for the lead on ship %(ship)s at strength %(strength)s: nobody takes "
                  "it while it is tied.", ship=o.ship, strength=o.strength)
     if o.by == "admiral" or (o.by == "captain" and ship["leader"]["card"] == "AD"):  # type: ignore[index]
-        return _("The Admiral of %(side)s still counts on ship %(ship)s: your strength there will "
+        return _("The Admiral %(of_side)s still counts on ship %(ship)s: your strength there will "
                  "be %(strength)s, which does not take the lead.",
-                 side=side_name(o.leader_side), ship=o.ship, strength=o.strength)
-    if o.by == "captain":
-        return _("The %(card)s of %(side)s still counts on ship %(ship)s: your strength there will "
+                 of_side=of(side_name(o.leader_side)), ship=o.ship, strength=o.strength)
+    if o.by == "captain":  # the card opens the sentence
+        return _("%(the_card)s %(of_side)s still counts on ship %(ship)s: your strength there will "
                  "be %(strength)s, which does not take the lead.",
-                 card=card_name(ship["leader"]["card"]), side=side_name(o.leader_side),  # type: ignore[index]
-                 ship=o.ship, strength=o.strength)
+                 the_card=first_upper(card_in_text(ship["leader"]["card"])),  # type: ignore[index]
+                 of_side=of(side_name(o.leader_side)), ship=o.ship, strength=o.strength)
     return _("%(side)s will still be stronger on ship %(ship)s (%(against)s against your "
              "%(strength)s).", side=side_name(o.leader_side), ship=o.ship, against=o.against,
              strength=o.strength)
@@ -250,10 +256,11 @@ def _ship_phrase(ship_id: int | None, owner: int | None, value: int | None, play
     if value is None:
         if owner == viewer:
             return _("your ship %(ship)s", ship=ship_id)
-        return _("%(who)s's ship %(ship)s", who=players[owner], ship=ship_id)
+        return _("%(whose)s ship %(ship)s", whose=possessive(players[owner]), ship=ship_id)
     if owner == viewer:
         return _("your ship %(ship)s (%(gold)s gold)", ship=ship_id, gold=value)
-    return _("%(who)s's ship %(ship)s (%(gold)s gold)", who=players[owner], ship=ship_id, gold=value)
+    return _("%(whose)s ship %(ship)s (%(gold)s gold)", whose=possessive(players[owner]), ship=ship_id,
+             gold=value)
 
 
 def describe_move(move: dict[str, Any], view: Mapping[str, Any]) -> str:
@@ -263,8 +270,8 @@ def describe_move(move: dict[str, Any], view: Mapping[str, Any]) -> str:
     if action == "draw":
         return _("Draw a card")
     code = move.get("card", "")
-    if action == "discard":  # the Admiral apart: French elides its article ("l'Amiral")
-        return _("Discard Admiral") if code == "AD" else _("Discard %(card)s", card=card_name(code))
+    if action == "discard":
+        return _("Discard %(the_card)s", the_card=discarded_card(card_name(code), code))
     if code.startswith("M"):
         return _("Play your merchant ship (%(gold)s gold)", gold=code[1:])
     target = move.get("target")
@@ -272,13 +279,11 @@ def describe_move(move: dict[str, Any], view: Mapping[str, Any]) -> str:
     ship = next((s for s in view.get("table", []) if s and s.get("id") == target), None)
     owner = ship["owner"] if ship else None
     where = _ship_phrase(target, owner, ship["value"] if ship else None, view.get("players", []), seat)
-    if code == "AD":
-        return _("Play the Admiral on %(ship)s", ship=where)
-    if code[1] == "C":
-        return _("Play the %(card)s on %(ship)s", card=card_name(code), ship=where)
+    if code == "AD" or code[1] == "C":
+        return _("Play %(the_card)s on %(ship)s", the_card=card_in_text(code), ship=where)
     if owner is not None and (owner == seat or owner == view.get("partner")):
-        return _("Defend %(ship)s with %(card)s", ship=where, card=card_name(code))
-    return _("Attack %(ship)s with %(card)s", ship=where, card=card_name(code))
+        return _("Defend %(ship)s with %(the_card)s", ship=where, the_card=card_in_text(code))
+    return _("Attack %(ship)s with %(the_card)s", ship=where, the_card=card_in_text(code))
 
 
 def describe_event(event: dict[str, Any], players: list[str], viewer: int | None) -> str:
@@ -298,39 +303,37 @@ def describe_event(event: dict[str, Any], players: list[str], viewer: int | None
                  who=who, ship=event["ship"], gold=event["value"])
     if kind == "pirate":
         where = _ship_phrase(event["ship"], event.get("owner"), event.get("value"), players, viewer)
-        if you:
-            return _("You played %(card)s on %(ship)s.", card=card_name(event["card"]), ship=where)
-        return _("%(who)s played %(card)s on %(ship)s.", who=who, card=card_name(event["card"]),
-                 ship=where)
+        return _played(event["card"], where, who if not you else None)
     if kind in ("captain", "admiral"):
         owner = event.get("owner") if event.get("owner") is not None else seat
         where = _ship_phrase(event["ship"], owner, event.get("value"), players, viewer)
-        if kind == "admiral":
-            text = _("You played the Admiral on %(ship)s.", ship=where) if you else \
-                _("%(who)s played the Admiral on %(ship)s.", who=who, ship=where)
-        else:
-            name = card_name(event["card"])
-            text = _("You played the %(card)s on %(ship)s.", card=name, ship=where) if you else \
-                _("%(who)s played the %(card)s on %(ship)s.", who=who, card=name, ship=where)
-        replaced = event.get("replaced")
-        if replaced == "AD":
-            text += " " + _("The Admiral it replaces is out of the game.")
-        elif replaced:
-            text += " " + _("The %(card)s it replaces is out of the game.", card=card_name(replaced))
+        text = _played("AD" if kind == "admiral" else event["card"], where, who if not you else None)
+        if event.get("replaced"):  # the card opens the sentence
+            text += " " + _("%(the_card)s it replaces is out of the game.",
+                            the_card=first_upper(card_in_text(event["replaced"])))
         return text
     if kind == "discard":
+        gone = discarded_card(card_name(event["card"]), event["card"])
         if you:
-            return _("You discarded %(card)s.", card=card_name(event["card"]))
-        return _("%(who)s discarded %(card)s.", who=who, card=card_name(event["card"]))
+            return _("You discarded %(the_card)s.", the_card=gone)
+        return _("%(who)s discarded %(the_card)s.", who=who, the_card=gone)
     if kind == "capture":
         return _settled(event, _capture_text(event, players, viewer, fought=False))
     if kind == "hold":
         if you:
             return _("Ship %(ship)s is on hold until your next turn.", ship=event["ship"])
-        return _("Ship %(ship)s is on hold until %(who)s's next turn.", ship=event["ship"], who=who)
+        return _("Ship %(ship)s is on hold until %(whose)s next turn.", ship=event["ship"],
+                 whose=possessive(who))
     if kind == "game_over":
         return _game_over_text(event, players, viewer)
     raise ValueError(f"Unknown event kind {kind!r}.")
+
+
+def _played(code: str, where: str, who: str | None) -> str:
+    """"You played Blue 3 on ...", "Bob played the Admiral on ..." (`who` None: the reader)."""
+    if who is None:
+        return _("You played %(the_card)s on %(ship)s.", the_card=card_in_text(code), ship=where)
+    return _("%(who)s played %(the_card)s on %(ship)s.", who=who, the_card=card_in_text(code), ship=where)
 
 
 def _settled(event: dict[str, Any], sentence: str) -> str:
@@ -351,8 +354,9 @@ def _capture_text(e: dict[str, Any], players: list[str], viewer: int | None, *, 
         if seat == viewer:
             return _("Your ship %(ship)s (%(gold)s gold) came home safely: you score %(gold)s gold.",
                      ship=ship, gold=gold)
-        return _("%(who)s's ship %(ship)s (%(gold)s gold) came home safely: %(who)s scores "
-                 "%(gold)s gold.", who=players[seat], ship=ship, gold=gold)
+        return _("%(whose)s ship %(ship)s (%(gold)s gold) came home safely: %(who)s scores "
+                 "%(gold)s gold.", whose=possessive(players[seat]), who=players[seat], ship=ship,
+                 gold=gold)
     where = _ship_phrase(ship, e.get("owner"), gold, players, viewer)
     if seat == viewer:
         return _("You captured %(ship)s.", ship=where)
@@ -364,16 +368,16 @@ def _game_over_text(e: dict[str, Any], players: list[str], viewer: int | None) -
     if e.get("team_scores") is not None:
         names = [_("%(first)s and %(last)s", first=players[2 * t], last=players[2 * t + 1])
                  for t in range(len(e["team_scores"]))]
-        totals = list(e["team_scores"])
+        totals, people = list(e["team_scores"]), 2
     else:
         names = [_("you") if s == viewer else players[s] for s in range(len(scores))]
-        totals = scores
+        totals, people = scores, 1
     table = ", ".join(f"{names[i]} {totals[i]}" for i in range(len(totals)))
     winners = list(e.get("winners") or ())
     if len(winners) == 1:
         w = winners[0]
         verdict = _("You won") if e.get("team_scores") is None and w == viewer else \
-            _("%(who)s won", who=names[w])
+            won(names[w], people)
     else:
         verdict = capital_you(_("%(names)s share the win", names=_and([names[w] for w in winners])))
     return _("The game is over. Final gold: %(scores)s. %(verdict)s.", scores=table, verdict=verdict)

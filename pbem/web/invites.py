@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import engine
-from flask import Blueprint, redirect, render_template, request
+from flask import Blueprint, g, redirect, render_template, request
 from pbem import i18n, links
 from pbem.appctx import config, db
 from pbem.db import read_scope, session_scope
@@ -83,6 +83,8 @@ def _speak_for(salt: str, token: str, model: type[Proposal] | type[Invitation]) 
     row = _row_of(salt, token, model)
     # An invitee nobody chose a language for reads the browser's (pbem/models.py Invitation).
     speak_stored(row.language if row is not None and getattr(row, "language_chosen", True) else None)
+    # the page's proven reader, whose zone a refusal's time is told in (web/limited.py)
+    g.reader_email = None if row is None else getattr(row, "creator_email", None) or getattr(row, "email", None)
     return row
 
 

@@ -37,6 +37,7 @@ from pbem.models import AddressPreference
 from pbem.web.error_page import error_page
 from pbem.web.i18n_web import speak_stored
 from pbem.web.limited import limit_page
+from pbem.zones import picker, zone_from_form, zone_in_words
 from pbem.web.seat import link_message
 
 bp = Blueprint("my_games", __name__)
@@ -102,7 +103,7 @@ def _local_time(when: datetime | None, zone: str | None) -> str:
     if when is None:
         return ""
     name = zone if zone in time_zones() else "UTC"
-    return f"{i18n.format_datetime(when, ZoneInfo(name), date_format='full')} ({name})"
+    return f"{i18n.format_datetime(when, ZoneInfo(name), date_format='full')} {zone_in_words(name)}"
 
 
 def _games_page(token: str, *, error: str = "", status: int = 200) -> tuple[str, int]:
@@ -110,7 +111,7 @@ def _games_page(token: str, *, error: str = "", status: int = 200) -> tuple[str,
         mine = my_games.my_games(session, config(), token)
         _use_address_language(session, mine.email)
         return render_template(
-            "me/games.html", mine=mine, token=token, zones=time_zones(), error=error,
+            "me/games.html", mine=mine, token=token, zones=picker(mine.prefs.timezone), error=error,
             saved=bool(request.args.get("saved")) and not error,
             bounces=bounced.bounces(session, mine.email), mail_works=bool(request.args.get("mail")),
             deadline=lambda when: _local_time(when, mine.prefs.timezone),
@@ -134,7 +135,7 @@ def save_preferences(token: str) -> Any:
     try:
         with session_scope(db()) as session:
             my_games.set_address_preferences(
-                session, config(), token, timezone=form.get("timezone", ""),
+                session, config(), token, timezone=zone_from_form(form),
                 reminders=form.get("reminders") == "on", digest=form.get("digest") == "on",
                 play_forced=form.get("play_forced") == "on")
     except links.LinkError as exc:

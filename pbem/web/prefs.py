@@ -30,10 +30,11 @@ from pbem.games.address_prefs import set_seat_language
 from pbem.games.errors import GameError
 from pbem.i18n import ngettext
 from pbem.models import utcnow
-from pbem.schedule import local_time_text, seat_zone, to_local
+from pbem.schedule import away_days_text, seat_zone, to_local
 from pbem.web import seat as seat_entry
 from pbem.web.error_page import error_page
 from pbem.web.seat import use_seat_language
+from pbem.zones import picker, zone_from_form
 
 bp = Blueprint("prefs", __name__)  # nested in pbem.web.seat at /g/<token>
 seat_entry.bp.register_blueprint(bp)
@@ -50,10 +51,11 @@ def _page(message: str = "", error: str = "", form: dict[str, str] | None = None
         error = refused.text() if refused is not None else error
         away = None
         if has_vacation(seat, now) and seat.vacation_start and seat.vacation_end:
-            away = (local_time_text(seat.vacation_start, seat), local_time_text(seat.vacation_end, seat))
+            away = away_days_text(seat)  # the days as typed, the last one counted in
         today = to_local(now, seat_zone(seat)).date()
         return render_template(
             "prefs/prefs.html", game=game, seat=seat, token=token, away=away, today=today.isoformat(),
+            zones=picker(seat.timezone),
             last_day=last_bookable_day(today).isoformat(),
             days_left=days_left(config(), seat), message=message, error=error, form=form or {},
             days_left_text=ngettext("%(num)s vacation day", "%(num)s vacation days", days_left(config(), seat)),
@@ -124,7 +126,7 @@ def play_forced() -> Any:
 @bp.route("/timezone", methods=["POST"])
 def set_timezone() -> Any:
     """The seat's IANA time zone: quiet hours, digest time and dates in emails follow it."""
-    return _change("timezone", preferences.set_time_zone, request.form.get("timezone", ""))
+    return _change("timezone", preferences.set_time_zone, zone_from_form(request.form))
 
 
 @bp.route("/language", methods=["POST"])

@@ -31,7 +31,7 @@ LAYERS = {
     "pbem.words": BASE, "pbem.i18n": BASE, "pbem.links": BASE, "pbem.logging": BASE, "pbem.runtime": BASE,
     "pbem.auth": BASE, "pbem.addresses": BASE, "pbem.refusals": BASE, "pbem.models_mail": BASE,
     "pbem.metrics": BASE,
-    "pbem.appctx": BASE, "pbem.schedule": BASE, "pbem.store": BASE, "pbem.migrations": BASE,
+    "pbem.appctx": BASE, "pbem.schedule": BASE, "pbem.zones": BASE, "pbem.store": BASE, "pbem.migrations": BASE,
 }
 
 # Function-local pbem imports that are allowed, each with its reason: (module, imported module).

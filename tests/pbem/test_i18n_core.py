@@ -80,10 +80,35 @@ def test_numbers_are_written_as_the_language_writes_them():
 # ---------------------------------------------------------------- dates
 def test_dates_are_in_the_seats_zone_and_language():
     with i18n.using("fr"):
-        assert i18n.format_datetime(WHEN, "Asia/Ho_Chi_Minh") == "4 décembre 2026, 16:07"
+        assert i18n.format_datetime(WHEN, "Asia/Ho_Chi_Minh") == "4 décembre 2026 à 16 h 07"
     with i18n.using("vi"):
-        assert i18n.format_datetime(WHEN, "Asia/Ho_Chi_Minh") == "16:07 4 tháng 12, 2026"
-        assert i18n.format_date(WHEN, "Asia/Ho_Chi_Minh") == "4 tháng 12, 2026"
+        assert i18n.format_datetime(WHEN, "Asia/Ho_Chi_Minh") == "16:07 ngày 4 tháng 12 năm 2026"
+        assert i18n.format_date(WHEN, "Asia/Ho_Chi_Minh") == "ngày 4 tháng 12 năm 2026"
+
+
+FIRST = datetime(2026, 12, 1, 20, 1)  # 21:01 in Paris
+
+
+@pytest.mark.parametrize("code, style, text", [
+    ("fr", "full", "mardi 1er décembre 2026 à 21 h 01"),
+    ("fr", "long", "1er décembre 2026 à 21 h 01"),
+    ("fr", "day", "1er décembre à 21 h 01"),
+    ("vi", "full", "21:01, Thứ Ba, ngày 1 tháng 12 năm 2026"),
+    ("vi", "long", "21:01 ngày 1 tháng 12 năm 2026"),
+    ("vi", "day", "21:01 ngày 1 tháng 12"),
+    ("en", "day", "December 1 at 9:01 PM"),
+])
+def test_each_language_writes_a_date_and_time_as_its_readers_do(code, style, text):
+    with i18n.using(code):
+        assert i18n.format_datetime(FIRST, "Europe/Paris", style) == text
+
+
+def test_the_first_of_a_month_is_1er_in_french_only():
+    with i18n.using("fr"):
+        assert i18n.format_date(FIRST, "Europe/Paris") == "1er décembre 2026"
+        assert i18n.format_date(datetime(2026, 12, 11, 12), "Europe/Paris") == "11 décembre 2026"
+    with i18n.using("en"):
+        assert i18n.format_date(FIRST, "Europe/Paris") == "December 1, 2026"
 
 
 def test_the_english_deadline_text_is_unchanged():
@@ -91,8 +116,8 @@ def test_the_english_deadline_text_is_unchanged():
     assert local_time_text(WHEN, _seat("en", "Asia/Ho_Chi_Minh")) == "Friday 4 December 2026, 16:07 (Asia/Ho_Chi_Minh)"
 
 
-@pytest.mark.parametrize("code, text", [("fr", "vendredi 4 décembre 2026, 16:07"),
-                                        ("vi", "16:07 Thứ Sáu, 4 tháng 12, 2026")])
+@pytest.mark.parametrize("code, text", [("fr", "vendredi 4 décembre 2026 à 16 h 07"),
+                                        ("vi", "16:07, Thứ Sáu, ngày 4 tháng 12 năm 2026")])
 def test_a_seat_that_set_its_zone_reads_its_local_time_without_utc(code, text):
     with i18n.using(code):
         assert local_time_text(WHEN, _seat(code, "Asia/Ho_Chi_Minh")) == text
@@ -100,7 +125,7 @@ def test_a_seat_that_set_its_zone_reads_its_local_time_without_utc(code, text):
 
 def test_a_seat_without_a_zone_is_told_the_time_is_utc():
     with i18n.using("fr"):
-        assert local_time_text(WHEN, _seat("fr")) == "vendredi 4 décembre 2026, 09:07 (UTC)"
+        assert local_time_text(WHEN, _seat("fr")) == "vendredi 4 décembre 2026 à 9 h 07 (UTC)"
 
 
 # ---------------------------------------------------------------- subjects through SMTP

@@ -14,7 +14,7 @@ import engine
 from game_helpers import db_of
 from sqlmodel import col, select
 
-from pbem import i18n
+from pbem import i18n, zones
 from pbem.db import session_scope
 from pbem.letters.invitations import short  # a name as a plain email shows it, cut short
 from pbem.models import AddressPreference, OutboxMessage, OutboxStatus
@@ -28,8 +28,8 @@ NAMES = [re.sub(r"\s*<.+>", "", p) for p in PLAYERS]
 # Data a player may read as it is: names, what people typed, the brand.
 DATA = sorted({*NAMES, *map(short, NAMES), GAME_NAME, SHORT_GAME_NAME, ABORT_REASON.strip(), TALK.strip(),
                *TALK.split(". "),
-               "Korsar", *i18n.LANGUAGES.values(), "Europe/Paris"} - {""}, key=len, reverse=True)
-# (each language's name in its own words; a time zone's name, the preferences' example)
+               "Korsar", *i18n.LANGUAGES.values(), *zones.every_zone()} - {""}, key=len, reverse=True)
+# (each language's name in its own words; the time zones' IANA names, the picker's full list)
 CARD_CODES = sorted(set(engine.FULL_DECK), key=len, reverse=True)
 URL = re.compile(r"(?:https?://|mailto:)\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 MARKED = re.compile(f"{i18n.PSEUDO_OPEN}[^{i18n.PSEUDO_OPEN}{i18n.PSEUDO_CLOSE}]*{i18n.PSEUDO_CLOSE}")

@@ -16,7 +16,7 @@ from sqlmodel import Session
 from pbem.letters import emails
 from pbem.games.notices import add_news, add_notice
 from pbem.i18n import gettext as _
-from pbem.schedule import extend_for_absence, is_clocked, local_midnight, local_time_text, replan_reminders, \
+from pbem.schedule import away_days, extend_for_absence, is_clocked, local_midnight, replan_reminders, \
     seat_zone, to_local
 from pbem.config import Config
 from pbem.games.clocks.refusals import refuse
@@ -25,6 +25,7 @@ from pbem.models import Game, GameStatus, Seat
 from pbem import i18n
 from pbem.words import plural
 from pbem.games.finish import is_over
+from pbem.present.grammar import possessive
 
 
 # How far ahead a vacation may be booked (its last day at most this many days after today): a
@@ -102,12 +103,13 @@ def book_vacation(session: Session, cfg: Config, game: Game, seats: list[Seat], 
         replan_reminders(game, seat, now)
         session.add(game)
     emails.queue_vacation(session, cfg, game, seat, now=now, days_left=days_left(cfg, seat))
-    for reader in seats:  # the dates in each reader's zone, written as in their turn emails
+    days = away_days(seat)  # the days as the player typed them, the last one counted in
+    for reader in seats:  # written in each reader's language
         if reader.id != seat.id:
             def news(reader: Seat = reader) -> str:  # in the reader's language too
-                return _("%(name)s is on vacation from %(start)s until %(end)s; their turns are extended "
-                         "by the time away.", name=seat.name, start=local_time_text(start, reader),
-                         end=local_time_text(end, reader))
+                first, last = i18n.format_day_range(*days)
+                return _("%(whose)s time away: from %(first)s to %(last)s inclusive; their turns are "
+                         "extended by the time away.", whose=possessive(seat.name), first=first, last=last)
             add_notice(session, game, reader, "news", news, now=now)
     return seat
 

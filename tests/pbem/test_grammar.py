@@ -1,0 +1,189 @@
+"""Grammar, not string glue (pbem/present/grammar.py): French elision and contraction for a name
+or a card entering a sentence, agreement with one winner or several, and the sentences of the
+phrasebook, the board and the final breakdown that use them. The French sentences need the
+catalogs of this change compiled (make translations)."""
+from __future__ import annotations
+
+import engine
+import pytest
+
+from pbem import i18n
+from pbem.present import grammar, phrases
+from pbem.present.board import board
+from pbem.present.final import final_result
+
+NAMES = ["Paul", "Élodie", "Yves", "Hélène"]
+
+
+# ---------------------------------------------------------------- the French rules
+@pytest.mark.parametrize("word, elides", [
+    ("Élodie", True), ("Ánh", True), ("Expert bot", True), ("amiral", True), ("Yves", True),
+    ("Hélène", True), ("Hugo", True), ("Ève", True), ("Œdipe", True),
+    ("Paul", False), ("Yann", False), ("héros", False), ("Hương", False), ("Hồ", False),
+    ("Nguyễn Thị Ánh", False), ("capitaine", False), ("", False),
+])
+def test_french_elides_before_a_vowel_sound_only(word, elides):
+    assert grammar.starts_with_vowel_sound(word) is elides
+
+
+@pytest.mark.parametrize("preposition, phrase, joined", [
+    ("de", "Élodie", "d'Élodie"), ("de", "Expert bot", "d'Expert bot"), ("de", "Yves", "d'Yves"),
+    ("de", "Hélène", "d'Hélène"), ("de", "Paul", "de Paul"), ("de", "Hương", "de Hương"),
+    ("le", "amiral", "l'amiral"), ("le", "corsaire vert 3", "le corsaire vert 3"),
+    ("de", "le corsaire", "du corsaire"), ("à", "le capitaine", "au capitaine"),
+    ("de", "les vaisseaux", "des vaisseaux"), ("à", "les joueurs", "aux joueurs"),
+    ("de", "Le Gall", "de Le Gall"),  # a name's own capital "Le" is no article
+    ("de", "\u2068عبد الرحمن\u2069", "de \u2068عبد الرحمن\u2069"),
+])
+def test_french_elision_and_contraction(preposition, phrase, joined):
+    assert grammar.french_join(preposition, phrase) == joined
+
+
+@pytest.mark.parametrize("code, name, of_name, whose", [
+    ("fr", "Élodie", "d'Élodie", "d'Élodie"), ("fr", "Paul", "de Paul", "de Paul"),
+    ("en", "Élodie", "of Élodie", "Élodie's"), ("vi", "Élodie", "của Élodie", "của Élodie"),
+])
+def test_a_name_after_a_noun_or_owning_it_in_each_language(code, name, of_name, whose):
+    with i18n.using(code):
+        assert grammar.of(name) == of_name and grammar.possessive(name) == whose
+
+
+@pytest.mark.parametrize("code, card, text", [
+    ("fr", "AD", "l'amiral"), ("fr", "BC", "le capitaine bleu"), ("fr", "G3", "le corsaire vert 3"),
+    ("en", "AD", "the Admiral"), ("en", "BC", "the Blue captain"), ("en", "G3", "Green 3"),
+    ("vi", "AD", "Đô Đốc"),
+])
+def test_a_card_in_running_text_has_its_article_and_french_lower_case(code, card, text):
+    with i18n.using(code):
+        assert phrases.card_in_text(card) == text
+
+
+def test_a_card_chip_keeps_its_label():
+    with i18n.using("fr"):
+        assert phrases.card("AD").name == "Amiral" and phrases.card("G3").name == "Corsaire vert 3"
+
+
+# ---------------------------------------------------------------- agreement
+@pytest.mark.parametrize("code, people, verb, tag", [
+    ("fr", 1, "Élodie a gagné", "(gagnant)"), ("fr", 2, "Élodie et Paul ont gagné", "(gagnants)"),
+    ("en", 1, "Élodie won", "(won)"), ("en", 2, "Élodie and Paul won", "(won)"),
+    ("vi", 2, "Élodie và Paul đã thắng", "(thắng)"),
+])
+def test_the_verb_and_the_tag_agree_with_the_winners(code, people, verb, tag):
+    with i18n.using(code):
+        who = "Élodie" if people == 1 else i18n.gettext("%(first)s and %(last)s", first="Élodie", last="Paul")
+        assert grammar.won(who, people) == verb and grammar.won_tag(people) == tag
+
+
+@pytest.mark.parametrize("code, names, together", [
+    ("fr", ["vous", "Paul"], "vous et Paul"), ("en", ["you", "Paul"], "you & Paul"),
+    ("vi", ["bạn", "Paul"], "bạn và Paul"), ("fr", ["Paul"], "Paul"),
+])
+def test_a_team_is_named_with_the_languages_and(code, names, together):
+    with i18n.using(code):
+        assert grammar.together(names) == together
+
+
+# ---------------------------------------------------------------- the converted sentences in French
+def _view(owner_name: str) -> dict:
+    return {"seat": 0, "players": ["Marc", owner_name], "table": [{"id": 3, "owner": 1, "value": 5}]}
+
+
+OF = {"Élodie": "d'Élodie", "Yves": "d'Yves", "Hélène": "d'Hélène", "Paul": "de Paul"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("move, sentence", [
+    ({"action": "play", "card": "B3", "target": 3}, "Attaquer le vaisseau 3 {of} (5 or) avec le corsaire bleu 3"),
+    ({"action": "play", "card": "BC", "target": 3}, "Jouer le capitaine bleu sur le vaisseau 3 {of} (5 or)"),
+    ({"action": "play", "card": "AD", "target": 3}, "Jouer l'amiral sur le vaisseau 3 {of} (5 or)"),
+])
+def test_french_moves_elide_the_owners_name(name, move, sentence):
+    with i18n.using("fr"):
+        assert phrases.describe_move(move, _view(name)) == sentence.format(of=OF[name])
+
+
+@pytest.mark.parametrize("card, text", [("AD", "Défausser l'amiral"), ("RC", "Défausser le capitaine rouge"),
+                                        ("G1", "Défausser le corsaire vert 1")])
+def test_french_discards_name_the_card_with_its_article(card, text):
+    with i18n.using("fr"):
+        assert phrases.describe_move({"action": "discard", "card": card}, _view("Paul")) == text
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("event, sentence", [
+    ({"kind": "hold", "seat": 1, "ship": 3}, "Le vaisseau 3 est en attente jusqu'au prochain tour {of}."),
+    ({"kind": "capture", "seat": 1, "owner": 1, "ship": 3, "value": 5},
+     "Le vaisseau 3 {of} (5 or) est rentré à bon port\u00a0: {name} marque 5 or."),
+    ({"kind": "discard", "seat": 1, "card": "AD"}, "{name} a défaussé l'amiral."),
+    ({"kind": "admiral", "seat": 1, "ship": 3, "owner": 1, "value": 5, "card": "AD", "replaced": "BC"},
+     "{name} a joué l'amiral sur le vaisseau 3 {of} (5 or). Le capitaine bleu qu'il remplace quitte la partie."),
+])
+def test_french_events_elide_the_name(name, event, sentence):
+    with i18n.using("fr"):
+        assert phrases.describe_event(event, ["Marc", name], 0) == sentence.format(of=OF[name], name=name)
+
+
+def _finished_team_game() -> engine.GameState:
+    """A team game played to its end by each seat's first legal move."""
+    state = engine.new_game(["Élodie", "Marc", "Paul", "Yves"], seed=3, teams=True)
+    while not state.finished:
+        state, _events = engine.apply_move(state, state.to_move, engine.legal_moves(state)[0])
+    return state
+
+
+def test_a_winning_team_is_plural_on_the_board_and_in_the_final_breakdown():
+    state = _finished_team_game()
+    view = engine.player_view(state, 1)
+    with i18n.using("fr"):
+        shown = board(view)
+        final = final_result(view, [])
+    team = view["winners"][0]
+    assert shown["winning_people"] == 2 and " et " in shown["winners"][0] and "&" not in shown["winners"][0]
+    winner = next(s for s in final["sides"] if s["side"] == team)
+    assert winner["won_tag"] == "(gagnants)" and " et " in winner["who"]
+
+
+# ---------------------------------------------------------------- what the score says
+@pytest.mark.parametrize("code, pile, text", [
+    ("fr", [7], "1 vaisseau (7 or)"), ("fr", [7, 8, 6], "3 vaisseaux (21 or)"),
+    ("en", [7], "1 ship (7 gold)"), ("en", [2, 5], "2 ships (7 gold)"), ("vi", [2, 5], "2 tàu (7 vàng)"),
+])
+def test_the_score_pile_reads_as_ships_and_gold(code, pile, text):
+    state = engine.new_game(["Élodie", "Paul"], seed=1)
+    view = engine.player_view(state, 0)
+    view["score_piles"][1] = pile
+    with i18n.using(code):
+        assert board(view)["players"][1]["pile_text"] == text
+        assert board(view)["players"][0]["pile_text"] is None  # nothing yet: the page says so
+
+
+def test_the_legend_says_the_ships_in_hand_have_been_subtracted_once_the_game_is_over(app):
+    from flask import render_template
+    state = _finished_team_game()
+    with app.test_request_context(), i18n.using("fr"):
+        page = render_template("shared/board.html", board=board(engine.player_view(state, 0)))
+    assert "les vaisseaux restés en main ont été déduits" in page and "seront" not in page
+
+
+@pytest.mark.parametrize("code, seat, text", [
+    ("fr", 1, "En attente jusqu'au prochain tour d'Élodie."), ("fr", 0, "En attente jusqu'à votre prochain tour."),
+    ("en", 1, "On hold until Élodie's next turn."), ("vi", 1, "Tàu được giữ chờ đến lượt sau của Élodie."),
+])
+def test_a_ship_on_hold_names_whose_turn_it_waits_for(code, seat, text):
+    state = engine.new_game(["Marc", "Élodie"], seed=1)
+    view = engine.player_view(state, 0)
+    view["table"] = [{"id": 3, "owner": 1, "value": 5, "on_hold_for": seat, "sides": [], "leader": None,
+                      "strongest_side": None}]
+    with i18n.using(code):
+        assert board(view)["table"][0]["on_hold"] == text
+
+
+@pytest.mark.parametrize("code, name, greeting", [
+    ("vi", "Nguyễn Thị Ánh", "Xin chào Ánh,"), ("fr", "Élodie Dûpont", "Bonjour Élodie Dûpont,"),
+    ("en", "Jack Rackham", "Hello Jack Rackham,"),
+])
+def test_a_greeting_calls_a_vietnamese_reader_by_the_given_name(code, name, greeting):
+    from pbem.mail.render import environment  # the emails' own environment
+    with i18n.using(code):
+        assert environment().get_template("partials/greeting.txt").render(name=name).strip() == greeting
