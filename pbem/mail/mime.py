@@ -40,6 +40,10 @@ class MessageError(ValueError):
     """An outbox row that cannot become a valid email (a permanent failure)."""
 
 
+# RFC 3282 Content-Language, one BCP 47 tag as the letters write them ("vi", "en-XX").
+CONTENT_LANGUAGE = "Content-Language"
+_LANGUAGE_TAG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+
 # RFC 5322 2.1.1: a line is at most 998 characters, CRLF excluded.
 MAX_LINE_OCTETS = 998
 # Header values sent exactly as given: printable US-ASCII and spaces, nothing else.
@@ -151,7 +155,13 @@ def build_message(row: OutboxMessage, cfg: Config) -> tuple[EmailMessage, Envelo
         if row.references:
             msg["References"] = row.references
         msg["Auto-Submitted"] = "auto-generated"  # no vacation auto-replies to the game
-        for name, value in _extra_headers(row).items():
+        extra = _extra_headers(row)
+        # The language the letter was written in (pbem/letters/send.py): screen readers and
+        # webmail read it where they drop the HTML's <html lang>.
+        language = extra.pop(CONTENT_LANGUAGE, None)
+        if language is not None:
+            msg[CONTENT_LANGUAGE] = language
+        for name, value in extra.items():
             msg[name] = value
     except MessageError:
         raise
@@ -183,6 +193,10 @@ def _extra_headers(row: OutboxMessage) -> dict[str, str]:
             raise MessageError(f"header {name} may not be set as an extra header")
         if not isinstance(value, str):
             raise MessageError(f"header {name} must be a string")
+        if name.lower() == CONTENT_LANGUAGE.lower():
+            if not _LANGUAGE_TAG.match(value):
+                raise MessageError(f"header {name} must be one language tag, like fr or en-GB")
+            name = CONTENT_LANGUAGE
         if name.lower() in _VERBATIM:
             problem = verbatim_problem(name, value)
             if problem:
