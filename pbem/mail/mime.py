@@ -10,6 +10,9 @@ would silently not work. A URL in angle brackets has no legal fold point, and RF
 line of up to 998 characters, so these headers get a header class of their own in the policy's
 `header_factory` (`email.headerregistry.HeaderRegistry.map_to_type`) whose `fold` writes them as
 given, after checking they are printable US-ASCII on one line of at most 998 octets.
+
+`Content-Language` (RFC 3282) comes with the row (its letter's language, set by
+pbem/letters/send.py), checked to be one language tag, and is written on the message itself.
 """
 from __future__ import annotations
 
@@ -156,11 +159,7 @@ def build_message(row: OutboxMessage, cfg: Config) -> tuple[EmailMessage, Envelo
             msg["References"] = row.references
         msg["Auto-Submitted"] = "auto-generated"  # no vacation auto-replies to the game
         extra = _extra_headers(row)
-        # The language the letter was written in (pbem/letters/send.py): screen readers and
-        # webmail read it where they drop the HTML's <html lang>.
-        language = extra.pop(CONTENT_LANGUAGE, None)
-        if language is not None:
-            msg[CONTENT_LANGUAGE] = language
+        language = extra.pop(CONTENT_LANGUAGE, None)  # written with the body, below
         for name, value in extra.items():
             msg[name] = value
     except MessageError:
@@ -175,6 +174,11 @@ def build_message(row: OutboxMessage, cfg: Config) -> tuple[EmailMessage, Envelo
     msg.set_content(row.text_body, charset="utf-8", cte="quoted-printable")
     if row.html_body:
         msg.add_alternative(row.html_body, subtype="html", charset="utf-8", cte="quoted-printable")
+    if language is not None:
+        # The language the letter was written in (pbem/letters/send.py), for the readers and
+        # clients that drop the HTML's <html lang>. After the body: set_content() clears every
+        # Content-* header, and add_alternative() moves them into the first part.
+        msg[CONTENT_LANGUAGE] = language
     return msg, Envelope(mail_from=sender.addr_spec, rcpt_to=recipient.addr_spec)
 
 
