@@ -85,14 +85,20 @@ def _address_of(to: Recipient) -> str:
     return (to.email or "") if isinstance(to, Seat) else to.email
 
 
+def _language_header(code: str) -> dict[str, str]:
+    """Content-Language (RFC 3282) of an email written in `code`, the language the templates
+    and the `lang` of its HTML were written in ("fr", "en-XX" for the test pseudo-locale)."""
+    return {"Content-Language": code.replace("_", "-")}
+
+
 def build(cfg: Config, kind: str, to: Recipient, context: dict[str, Any], *,
           headers: dict[str, str] | None = None) -> Email:
     """Email `kind` written for `to` in its language, with its stop link and headers
     (`headers`: the kind's own, like a Reply-To)."""
     link, stop_headers = _stop_link(cfg, to)
-    with i18n.using(to.language):
+    with i18n.using(to.language) as code:
         return render_email(kind, _address_of(to), {**link, **context},
-                            {**_from_name(), **stop_headers, **(headers or {})})
+                            {**_from_name(), **stop_headers, **_language_header(code), **(headers or {})})
 
 
 def queue(session: Session, cfg: Config, kind: str, to: Recipient, context: dict[str, Any], *,
@@ -114,11 +120,12 @@ def queue(session: Session, cfg: Config, kind: str, to: Recipient, context: dict
     if write_at_delivery is None:
         email = build(cfg, kind, to, context, headers=headers)
     else:  # its writer brings the body (and the same headers again)
-        with i18n.using(to.language):
+        with i18n.using(to.language) as code:
             subject = render_subject(kind, context)
             from_name = _from_name()
         email = Email(kind=kind, to_addr=_address_of(to), subject=subject, text_body=write_at_delivery,
-                      html_body="", headers={**from_name, **_stop_link(cfg, to)[1], **(headers or {})})
+                      html_body="", headers={**from_name, **_stop_link(cfg, to)[1], **_language_header(code),
+                                             **(headers or {})})
     thread = game.thread_id or None if game is not None else None
     return enqueue(session, cfg, email, game_id=game.id if game is not None else None,
                    seat_id=to.id if isinstance(to, Seat) else None,

@@ -10,6 +10,9 @@ would silently not work. A URL in angle brackets has no legal fold point, and RF
 line of up to 998 characters, so these headers get a header class of their own in the policy's
 `header_factory` (`email.headerregistry.HeaderRegistry.map_to_type`) whose `fold` writes them as
 given, after checking they are printable US-ASCII on one line of at most 998 octets.
+
+`Content-Language` (RFC 3282) comes with the row (its letter's language, set by
+pbem/letters/send.py), checked to be one language tag, and is written on the message itself.
 """
 from __future__ import annotations
 
@@ -45,6 +48,10 @@ FROM_NAME = "From-Name"
 class MessageError(ValueError):
     """An outbox row that cannot become a valid email (a permanent failure)."""
 
+
+# RFC 3282 Content-Language, one BCP 47 tag as the letters write them ("vi", "en-XX").
+CONTENT_LANGUAGE = "Content-Language"
+_LANGUAGE_TAG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 
 # RFC 5322 2.1.1: a line is at most 998 characters, CRLF excluded.
 MAX_LINE_OCTETS = 998
@@ -162,6 +169,7 @@ def build_message(row: OutboxMessage, cfg: Config) -> tuple[EmailMessage, Envelo
         if row.references:
             msg["References"] = row.references
         msg["Auto-Submitted"] = "auto-generated"  # no vacation auto-replies to the game
+        language = extra.pop(CONTENT_LANGUAGE, None)  # written with the body, below
         for name, value in extra.items():
             msg[name] = value
     except MessageError:
@@ -176,6 +184,11 @@ def build_message(row: OutboxMessage, cfg: Config) -> tuple[EmailMessage, Envelo
     msg.set_content(row.text_body, charset="utf-8", cte="quoted-printable")
     if row.html_body:
         msg.add_alternative(row.html_body, subtype="html", charset="utf-8", cte="quoted-printable")
+    if language is not None:
+        # The language the letter was written in (pbem/letters/send.py), for the readers and
+        # clients that drop the HTML's <html lang>. After the body: set_content() clears every
+        # Content-* header, and add_alternative() moves them into the first part.
+        msg[CONTENT_LANGUAGE] = language
     # The envelope sender names the row (VERP): its bounce says which email failed.
     mail_from = bounce_address(cfg, row.id) if row.id is not None else sender.addr_spec
     return msg, Envelope(mail_from=mail_from, rcpt_to=recipient.addr_spec)
@@ -196,6 +209,10 @@ def _extra_headers(row: OutboxMessage) -> dict[str, str]:
             raise MessageError(f"header {name} may not be set as an extra header")
         if not isinstance(value, str):
             raise MessageError(f"header {name} must be a string")
+        if name.lower() == CONTENT_LANGUAGE.lower():
+            if not _LANGUAGE_TAG.match(value):
+                raise MessageError(f"header {name} must be one language tag, like fr or en-GB")
+            name = CONTENT_LANGUAGE
         if name.lower() in _VERBATIM:
             problem = verbatim_problem(name, value)
             if problem:

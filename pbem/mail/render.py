@@ -50,11 +50,16 @@ def shared_loader() -> BaseLoader:
 
 def card_html(card: Any) -> Markup:
     """A card of `pbem.present.phrases` as pages and emails draw it: its colour word as a class
-    (`card-green`, pbem/static/colours.css) and in its name (colour-blind players), its code for
-    the leak tests. A filter, `{{ c|card }}`: a macro call per card cost a fifth of a page's
-    rendering time."""
-    return Markup('<span class="card card-{}" data-card="{}">{}</span>').format(
-        card.colour, card.code, card.name)
+    (`card-green`, pbem/static/colours.css) and in its name, its colour's mark before the name
+    (hidden from screen readers, which read the word), `captain` for the outlined chip of a
+    captain, its code for the leak tests. A filter, `{{ c|card }}`: a macro call per card cost a
+    fifth of a page's rendering time."""
+    kind = " captain" if card.captain else ""
+    if not card.mark:
+        return Markup('<span class="card card-{}{}" data-card="{}">{}</span>').format(
+            card.colour, kind, card.code, card.name)
+    return Markup('<span class="card card-{}{}" data-card="{}"><span class="mark" aria-hidden="true">{}</span>'
+                  ' {}</span>').format(card.colour, kind, card.code, card.mark, card.name)
 
 
 @lru_cache(maxsize=1)

@@ -19,7 +19,7 @@ from engine.view_types import AdminView, AnyView, PlayerView, ShipView, SideView
 from engine import explain
 from pbem.i18n import gettext as _
 from pbem.i18n import ngettext
-from pbem.present.colours import colour_style
+from pbem.present.colours import mark
 from pbem.present.grammar import of, possessive, together
 from pbem.present.phrases import (Names, blocked_text, capital_you, card, colour_word, event_sentences,
                                   first_upper, outlook_text, present_moves, shown_names, side_seats)
@@ -27,7 +27,6 @@ from pbem.present.phrases import (Names, blocked_text, capital_you, card, colour
 
 def _side(side: SideView, ship: ShipView, name: Names) -> dict[str, Any]:
     colour = side["colour"]
-    bg, fg = colour_style(colour)
     leader = ship.get("leader")
     counting = card(leader["card"]) if leader is not None and leader["side"] == side["side"] else None
     return {
@@ -35,7 +34,7 @@ def _side(side: SideView, ship: ShipView, name: Names) -> dict[str, Any]:
         "colour": colour,  # the colour word, None while only the Admiral fights for the side
         "colour_name": colour_word(colour) if colour else _("no colour"),
         "css": colour or "none",  # the page classes: colour-<css>, side-<css>
-        "bg": bg, "fg": fg,
+        "mark": mark(colour),  # its shape beside the colour word (colour-blind readers)
         "strength": side["strength"],
         "cards": [card(c) for c in side["cards"]],
         "strongest": ship.get("strongest_side") == side["side"],

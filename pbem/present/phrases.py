@@ -18,7 +18,7 @@ from engine.view_types import AnyView, PlayerView, ShipView
 from engine import explain
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy, ngettext
-from pbem.present.colours import CARD_STYLE
+from pbem.present import colours
 from pbem.present.grammar import discarded_card, of, possessive, the_card, together, won
 
 
@@ -29,12 +29,14 @@ class CardView:
     colour: str  # `engine.colour_of`: "green", ..., "white" (the Admiral), "merchant"
 
     @property
-    def bg(self) -> str:
-        return CARD_STYLE[self.colour][0]
+    def mark(self) -> str:
+        """The shape beside the colour word (pbem/present/colours.py): "" for a merchant ship."""
+        return colours.mark(self.colour)
 
     @property
-    def fg(self) -> str:
-        return CARD_STYLE[self.colour][1]
+    def captain(self) -> bool:
+        """A captain is drawn outlined in its colour, a pirate filled with it."""
+        return self.code[1:] == "C"
 
 
 # The cards' names in the reader's language, from their codes (engine.card_name is the

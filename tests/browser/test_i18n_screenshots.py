@@ -41,7 +41,7 @@ def _turn_email(app, smtp_server, code: str) -> str:
 @pytest.mark.parametrize("code", ["fr", "vi"])
 def test_the_turn_email_in_french_and_vietnamese_fits_a_phone(app, smtp_server, phone, code):
     html = _turn_email(app, smtp_server, code)
-    assert f'<html lang="{code}">' in html
+    assert f'<html lang="{code}" dir="ltr">' in html
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     (SCREENSHOTS / f"i18n-turn-{code}.html").write_text(html, encoding="utf-8")
     phone.set_content(html)

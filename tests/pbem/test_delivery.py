@@ -77,10 +77,13 @@ def test_message_is_utf8_text_and_html_alternatives_with_short_lines():
     {"headers_json": json.dumps({"List-Unsubscribe": "<https://korsar.test/u/" + "a" * 960 + ">"})},
     {"headers_json": json.dumps({"List-Unsubscribe": "<a>", "list-unsubscribe": "<b>"})},
     {"headers_json": json.dumps({"List-Unsubscribe-Post": "List-Unsubscribe=One-Click\r\nBcc: x@y.test"})},
+    {"headers_json": json.dumps({"Content-Language": "fr\r\nBcc: thief@evil.test"})},
+    {"headers_json": json.dumps({"Content-Language": "français"})},
 ], ids=["crlf-subject", "lf-subject", "crlf-to", "two-recipients", "no-address", "crlf-header-name",
         "crlf-header-value", "extra-bcc", "extra-subject", "headers-not-object",
         "lf-list-unsubscribe", "non-ascii-list-unsubscribe", "list-unsubscribe-over-998",
-        "two-list-unsubscribe", "crlf-list-unsubscribe-post"])
+        "two-list-unsubscribe", "crlf-list-unsubscribe-post", "crlf-content-language",
+        "content-language-not-a-tag"])
 def test_header_injection_and_malformed_rows_are_refused(fields):
     with pytest.raises(MessageError):
         build_message(outbox_row(**fields), CFG)
@@ -100,6 +103,13 @@ def test_list_unsubscribe_goes_out_verbatim_on_one_line_up_to_998_octets():
     assert wire.isascii()
     assert msg["Subject"] == "Your turn in Korsar: ship 3 ⚓"  # other headers are still encoded/folded
     assert b"=?utf-8?" in wire.split(b"\r\nSubject: ", 1)[1].split(b"\r\n", 1)[0]
+
+
+@pytest.mark.parametrize("tag", ["fr", "vi", "en-XX"])
+def test_the_letters_language_is_a_header_of_the_whole_message_not_of_a_part(tag):
+    msg, _ = build_message(outbox_row(headers_json=json.dumps({"Content-Language": tag})), CFG)
+    assert msg["Content-Language"] == tag and msg.get_content_type() == "multipart/alternative"
+    assert all(part["Content-Language"] is None for part in msg.iter_parts())
 
 
 @pytest.mark.parametrize("attempts, low, high", [

@@ -137,8 +137,8 @@ def test_the_next_email_of_a_seat_comes_in_the_language_it_chose(app, client):
         notify.queue_welcome(session, cfg_of(app), game, service.seats_of(session, game_id)[1],
                              store.load_state(game))
     welcomes = [m.html_body for m in outbox(app, game_id) if m.kind == "welcome"]
-    assert ['<html lang="en">' in h for h in welcomes] == [True, True, False]
-    assert '<html lang="fr">' in welcomes[-1]
+    assert ['<html lang="en" dir="ltr">' in h for h in welcomes] == [True, True, False]
+    assert '<html lang="fr" dir="ltr">' in welcomes[-1]
 
 
 # ---------------------------------------------------------------- the admin

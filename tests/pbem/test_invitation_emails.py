@@ -90,7 +90,7 @@ def test_each_kind_is_written_in_its_readers_language(app, kind, language):
     row = queue(app, kind, creator_language=language, invitee_language=language)
     assert row is not None and row["kind"] == kind
     assert row["subject"].startswith("[Korsar] ") and "\n" not in row["subject"]
-    assert f'<html lang="{language}">' in row["html_body"]
+    assert f'<html lang="{language}" dir="ltr">' in row["html_body"]
     assert row["text_body"].strip()
 
 
@@ -98,7 +98,7 @@ def test_each_kind_is_written_in_its_readers_language(app, kind, language):
 def test_the_creator_and_the_invitee_each_read_their_own_language(app, kind):
     row = queue(app, kind, creator_language="fr", invitee_language="vi")
     reader_language = "fr" if KINDS[kind][1] == CREATOR else "vi"
-    assert f'<html lang="{reader_language}">' in row["html_body"]
+    assert f'<html lang="{reader_language}" dir="ltr">' in row["html_body"]
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
@@ -111,7 +111,7 @@ def test_each_kind_goes_to_its_reader_with_the_never_email_link_and_list_unsubsc
     assert never in row["text_body"] and f'href="{never}"' in row["html_body"]
     headers = json.loads(row["headers_json"])
     assert headers.pop(FROM_NAME) == "Korsar by mail"  # not a header: the From display name
-    assert headers == links.never_headers(cfg, reader)
+    assert headers == {**links.never_headers(cfg, reader), "Content-Language": "en"}
     assert f'href="{links.rules_url(cfg)}"' in row["html_body"]
     assert [m.kind for m in outbox(app)] == [kind]
 

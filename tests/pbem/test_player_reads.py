@@ -9,6 +9,7 @@ import re
 
 import engine
 import pytest
+from bs4 import BeautifulSoup
 from game_helpers import cfg_of, db_of, deck_with_hands, deliver, game_row, hand_sections, seats, \
     start_game
 from engine.testing import build_deck, play
@@ -16,6 +17,7 @@ from engine.testing import build_deck, play
 from pbem import links
 from pbem.db import session_scope
 from pbem.games import service
+from pbem.present.colours import CARD_STYLE
 from pbem import store
 from pbem.letters import notify
 from pbem.present.board import board
@@ -221,9 +223,10 @@ def test_the_welcome_summary_reads_plainly(app, smtp_server):
 def test_the_email_table_is_drawn_with_inline_styles_only(app, team_game):
     html = render_email("turn", "alice@example.com", _context(app, team_game, 0)).html_body
     assert "class=" not in html and "<svg" not in html.lower() and "<img" not in html.lower()
-    ship = re.search(r'<table[^>]*data-ship="1".*?</table>\s*</td>\s*</tr>\s*</table>', html, re.S)[0]
+    ship = str(BeautifulSoup(html, "lxml").find("table", attrs={"data-ship": "1"}))
     assert "Ship 1" in ship and ">5<" in ship and "Your" in ship  # card: number, gold, owner
-    assert "Carol &amp; Dave" in ship and "border-left:6px solid #2e7d32" in ship  # green side
+    green = CARD_STYLE["green"][0]
+    assert "Carol &amp; Dave" in ship and f"border-color:{green}" in ship and "border-left-width:6px" in ship
     assert "would take it now" in ship and "background:#fff3c4" in ship
 
 
@@ -237,7 +240,8 @@ def test_the_counting_captain_is_marked(app, client):
     text = render_email("turn", "ann@example.com", _context(app, game_id, 0)).text_body
     assert "Red captain (counts)" in text
     page = _page(app, client, game_id, 0)
-    assert re.search(r'data-card="RC">Red captain</span><span class="counts" data-counts>', page)
+    assert re.search(r'data-card="RC">(<span class="mark"[^>]*>[^<]*</span> )?Red captain</span>'
+                     r'<span class="counts" data-counts>', page)
 
 
 # ---------------------------------------------------------------- 7. the game page
