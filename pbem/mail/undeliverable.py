@@ -45,8 +45,23 @@ def undeliverable_among(session: Session | Connection, emails: Iterable[str | No
     return {email for email, key in keys.items() if key in marked}
 
 
+_MARKED_IN_TRANSACTION = "pbem.undeliverable.marked"
+
+
 def is_undeliverable(session: Session, email: str | None) -> bool:
-    return bool(email) and bool(undeliverable_among(session, [email]))
+    """Whether `email`'s mailbox is undeliverable. Every email queued asks this, so the marked
+    mailboxes are read once per transaction (one statement, however many emails: the reminder
+    sweep's statement count, tests/pbem/test_clock_sweep.py) and forgotten when one is marked or
+    cleared."""
+    if not email:
+        return False
+    transaction = session.get_transaction()
+    held = session.info.get(_MARKED_IN_TRANSACTION)
+    if held is None or held[0] is not transaction:
+        marked = set(session.exec(select(Bounce.key).where(col(Bounce.undeliverable),
+                                                           col(Bounce.cleared_at).is_(None))).all())
+        held = session.info[_MARKED_IN_TRANSACTION] = (transaction, marked)
+    return canonical_key(email.strip().lower()) in held[1]
 
 
 @dataclass(frozen=True)
@@ -62,6 +77,7 @@ def record(session: Session, email: str, kind: str, reason: str, *, outbox_id: i
     """Store one bounce of `email` (a BounceKind) in the caller's transaction; a permanent one,
     a relay's refusal, or the TEMPORARY_LIMIT-th temporary one within TEMPORARY_WINDOW since
     the address was last cleared marks it undeliverable (once)."""
+    session.info.pop(_MARKED_IN_TRANSACTION, None)
     now = now or utcnow()
     email = email.strip().lower()
     key = canonical_key(email)
@@ -87,6 +103,7 @@ def _last_cleared(session: Session, key: str) -> datetime | None:
 
 def clear(session: Session, email: str, *, now: datetime | None = None) -> bool:
     """The address can read mail again: its mark goes (False: it had none)."""
+    session.info.pop(_MARKED_IN_TRANSACTION, None)
     result = session.exec(update(Bounce).where(
         col(Bounce.key) == canonical_key(email), col(Bounce.undeliverable), col(Bounce.cleared_at).is_(None))
         .values(cleared_at=now or utcnow()))
