@@ -128,6 +128,9 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
     "admin.outbox_retry_failed": {},
     "admin.stats": {},
     "admin.audit": {("args", "page"): "2", **PAGER_KEYS},
+    "admin.bounces": {},
+    "admin.bounce_clear": {},
+    "metrics.metrics": {},
     "health.healthz": {},
     "rules.rules_page": {("args", "lang"): "fr"},
     "seat.prefs.prefs_page": {("args", "saved"): "vacation"},
@@ -147,6 +150,7 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
     "dev.reply": {("form", "text"): "draw"},
     "seat.talk.send_talk": {("form", "text"): "hello partner"},
     "home.home_page": {},
+    "my_games.mail_works": {},
     "new_game.new_game_form": {},
     "new_game.proposal_sent": {},
     "new_game.propose": {("form", "your_name"): "Ann", ("form", "your_email"): "ann@example.com",
@@ -241,7 +245,7 @@ class World:
             return self.tokens.get(rule.rule) or next(
                 t for prefix, t in self.tokens.items() if rule.rule.startswith(prefix))
         return str({"game_id": self.game_id, "position": self.position, "message_id": self.message_id,
-                    "filename": "korsar.css", "mail_id": "nope"}[name])
+                    "filename": "korsar.css", "mail_id": "nope", "bounce_id": 1}[name])
 
 
 @dataclass
