@@ -24,7 +24,8 @@ import pbem.i18n as i18n
 from pbem.letters import invitations as letters
 from pbem.mail.outbox import Email
 from pbem.mail.writers import Cancel
-from pbem.present.names import and_list, reader_names
+from pbem.present.grammar import together
+from pbem.present.names import reader_names
 from pbem.models import (AddressPreference, Game, GameStatus, Invitation, OutboxMessage, Proposal, ProposalStatus, Seat,
                          SeatKind, utcnow)
 from pbem.store import load_state
@@ -135,7 +136,7 @@ def _entry(cfg: Config, game: Game, seat: Seat, seats: list[Seat]) -> GameEntry:
     if game.status == GameStatus.FINISHED:
         state = load_state(game)
         won = engine.winners(state)
-        winners = ([and_list([names[s] for s in range(len(names)) if s // 2 == team]) for team in won]
+        winners = ([together([names[s] for s in range(len(names)) if s // 2 == team]) for team in won]
                    if game.teams else [names[s] for s in won])  # partners (engine.team_of) joined
         side = engine.team_of(state, seat.position) if game.teams else seat.position
         you_won = side in engine.winners(state)

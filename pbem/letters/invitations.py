@@ -32,6 +32,7 @@ from pbem.i18n import lazy
 from pbem.letters.send import Address, build, queue
 from pbem.mail.outbox import Email, OutboxRow
 from pbem.mail.suppression import is_suppressed
+from pbem.present.grammar import together
 from pbem.present.names import default_game_name, reader_names, seat_name
 from pbem.models import Invitation, InvitationStatus, OnTimeout, Proposal, SeatKind
 from pbem.schedule import parse_ladder
@@ -155,19 +156,13 @@ def answer_note(invitation: Invitation) -> str:
     return status_note(invitation.status)
 
 
-def _and_list(items: list[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return _("%(first)s and %(last)s", first=", ".join(items[:-1]), last=items[-1])
-
-
 def teams_sentence(proposal: Proposal, invitations: Sequence[Invitation], *, plain: bool = False) -> str:
     """Partners sit side by side: seats 0 and 1, 2 and 3, ... (engine.team_of)."""
     if not proposal.teams:
         return _("Every player plays for themselves.")
     name = short if plain else str
     names = [name(n) for n in reader_names(invitations)]
-    pairs = [_and_list(names[start:start + 2]) for start in range(0, len(names), 2)]
+    pairs = [together(names[start:start + 2]) for start in range(0, len(names), 2)]
     return _("Teams of two: %(teams)s. Partners see each other's hands.", teams=" · ".join(pairs))
 
 
@@ -175,7 +170,7 @@ def clock_sentences(proposal: Proposal) -> list[str]:
     """The turn clock in sentences: time per move, the reminders, what a timeout does, and
     whether players may talk to the table (emails and the pages of a game being set up)."""
     steps = [format_percent(step / 100, locale=i18n.locale()) for step in parse_ladder(proposal.reminders)]
-    reminders = (_("A reminder by email when %(steps)s of that time has gone.", steps=_and_list(steps))
+    reminders = (_("A reminder by email when %(steps)s of that time has gone.", steps=together(steps))
                  if steps else _("No reminders."))
     hours = proposal.deadline_hours
     per_move = plural(hours // 24, "day") if float(hours).is_integer() and hours % 24 == 0 else plural(hours, "hour")
@@ -283,7 +278,7 @@ def _to_creator(session: Session, cfg: Config, kind: str, proposal: Proposal,
         return None
     creator = creator_of(proposal, invitations)
     context = {**_about(cfg, proposal, invitations, to_addr, creator, with_status=True),
-               "missing": _and_list([player_name(i, invitations) for i in missing]),
+               "missing": together([player_name(i, invitations) for i in missing]),
                "manage_url": links.proposal_url(cfg, proposal.id, proposal.nonce)}  # type: ignore[arg-type]  # stored: its id is set
     return queue(session, cfg, kind, Address(to_addr, proposal.language), context)
 

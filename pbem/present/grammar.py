@@ -26,6 +26,7 @@ number of people it names (`won_tag`); templates agree "Winner"/"Winners" with t
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 
 from pbem import i18n
 from pbem.i18n import gettext as _
@@ -106,11 +107,12 @@ def possessive(name: str) -> str:
     return _fit(_("%(owner)s's", owner=name))
 
 
-def together(names: list[str]) -> str:
-    """A team's names as one subject: "Élodie & Paul", "Élodie et Paul", "Élodie và Paul"."""
+def together(names: Sequence[str]) -> str:
+    """Names (or words) as one list, the one way every sentence and table joins them: "Anne",
+    "Anne and Bob", "Anne, Bob and Carl"; "Élodie et Paul", "Élodie và Paul" (never "&")."""
     if len(names) < 2:
         return "".join(names)
-    return _("%(first)s & %(last)s", first=", ".join(names[:-1]), last=names[-1])
+    return _("%(first)s and %(last)s", first=", ".join(names[:-1]), last=names[-1])
 
 
 # ---------------------------------------------------------------- a card entering a sentence

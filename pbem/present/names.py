@@ -18,6 +18,7 @@ from typing import Protocol, TypeVar
 import engine.bots
 from engine.view_types import AdminView, PlayerView
 from pbem.i18n import gettext as _
+from pbem.present.grammar import together
 from pbem.models import SeatKind
 
 # A default name leads every subject line: as long as a name a creator may type (pbem/games/names.py).
@@ -100,20 +101,13 @@ def named_view(view: View, seats: Sequence[Named]) -> View:
     return named
 
 
-def and_list(names: Sequence[str]) -> str:
-    """"Anne", "Anne and Bob", "Anne, Bob and Carl" in the current language (never "&")."""
-    if len(names) <= 1:
-        return "".join(names)
-    return _("%(first)s and %(last)s", first=", ".join(names[:-1]), last=names[-1])
-
-
 def default_game_name(names: Sequence[str], *, teams: bool) -> str:
     """A game's name when its creator gave none, from its players' names as the current reader
     reads them (`reader_names`): "Paul vs Greedy bot"; in team play partners (seats 0 and 1, 2
     and 3, …: engine.team_of) side by side. At most MAX_GAME_NAME (cut between words)."""
-    sides = [and_list(names[start:start + 2]) for start in range(0, len(names), 2)] if teams else list(names)
+    sides = [together(names[start:start + 2]) for start in range(0, len(names), 2)] if teams else list(names)
     name = "".join(sides) if len(sides) < 2 else _("%(first)s vs %(others)s", first=sides[0],
-                                                     others=and_list(sides[1:]))
+                                                     others=together(sides[1:]))
     if len(name) <= MAX_GAME_NAME:
         return name
     return name[:MAX_GAME_NAME - 1].rsplit(" ", 1)[0].rstrip(" ,") + "…"

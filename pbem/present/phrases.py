@@ -64,15 +64,17 @@ _COLOUR_MISSING = {
 
 def card_name(code: str) -> str:
     """"B3" -> "Blue 3" ("Corsaire bleu 3", "Tàu Hải Tặc xanh dương 3"), "BC" -> "Blue captain",
-    "AD" -> "Admiral", "M5" -> "Merchant ship (5 gold)", in the current language."""
+    "AD" -> "Admiral", "M5" -> "Merchant ship (5 gold)", in the current language. A label: it
+    starts with a capital, where the catalogs write the card as running text does ("amiral");
+    a sentence takes the card through `grammar.the_card`."""
     colour = engine.colour_of(code)
     if colour == "white":
-        return _("Admiral")
+        return first_upper(_("Admiral"))
     if colour == "merchant":
-        return _("Merchant ship (%(gold)s gold)", gold=code[1:])
+        return first_upper(_("Merchant ship (%(gold)s gold)", gold=code[1:]))
     if code[1] == "C":
-        return _(_CAPTAIN_NAME[colour])
-    return _(_PIRATE_NAME[colour], n=code[1:])
+        return first_upper(_(_CAPTAIN_NAME[colour]))
+    return first_upper(_(_PIRATE_NAME[colour], n=code[1:]))
 
 
 def card_in_text(code: str) -> str:
@@ -108,13 +110,6 @@ def capital_you(words: str) -> str:
     """"you & Bob" opens a line as "You & Bob" (player names are left as they were typed)."""
     you = _("you")
     return first_upper(you) + words[len(you):] if words.startswith(you) else words
-
-
-def _and(words: list[str]) -> str:
-    """"Blue", "Blue and Red", "Blue, Red and Green" in the current language."""
-    if len(words) == 1:
-        return words[0]
-    return _("%(first)s and %(last)s", first=", ".join(words[:-1]), last=words[-1])
 
 
 def first_upper(text: str) -> str:
@@ -172,7 +167,7 @@ def blocked_text(reason: explain.Blocked, view: AnyView) -> str:
                     "on another side.",
                     "%(colours)s, the only colours you hold, are already fighting for ship %(ship)s "
                     "on another side.",
-                    len(reason.colours), colours=_and([colour_word(c) for c in reason.colours]), ship=n)
+                    len(reason.colours), colours=together([colour_word(c) for c in reason.colours]), ship=n)
 
 
 def _lead_text(o: explain.Outcome, move: dict[str, Any], mine: bool, who: str) -> str:
@@ -368,7 +363,7 @@ def _capture_text(e: dict[str, Any], players: list[str], viewer: int | None, *, 
 def _game_over_text(e: dict[str, Any], players: list[str], viewer: int | None) -> str:
     scores = list(e.get("scores") or ())
     if e.get("team_scores") is not None:
-        names = [_("%(first)s and %(last)s", first=players[2 * t], last=players[2 * t + 1])
+        names = [together([players[2 * t], players[2 * t + 1]])
                  for t in range(len(e["team_scores"]))]
         totals, people = list(e["team_scores"]), 2
     else:
@@ -381,7 +376,7 @@ def _game_over_text(e: dict[str, Any], players: list[str], viewer: int | None) -
         verdict = _("You won") if e.get("team_scores") is None and w == viewer else \
             won(names[w], people)
     else:
-        verdict = capital_you(_("%(names)s share the win", names=_and([names[w] for w in winners])))
+        verdict = capital_you(_("%(names)s share the win", names=together([names[w] for w in winners])))
     return _("The game is over. Final gold: %(scores)s. %(verdict)s.", scores=table, verdict=verdict)
 
 

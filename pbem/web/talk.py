@@ -19,7 +19,8 @@ from pbem.games.seated import SeatedGame
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
 from pbem.models import utcnow
-from pbem.present.names import and_list, seat_name
+from pbem.present.grammar import together
+from pbem.present.names import seat_name
 from pbem.web import seat as seat_entry
 from pbem.web.error_page import error_page
 
@@ -62,7 +63,7 @@ def talk_box(session: Session, seated: SeatedGame, game_url: str) -> dict[str, A
     return {
         "enabled": bool(game.teams or game.table_talk),
         "closed": _(BOX_CLOSED.get(closed, closed)) if closed else None,  # why nothing can be sent now
-        "title": _("Talk with %(partners)s", partners=and_list(partners)) if partners else _("Table talk"),
+        "title": _("Talk with %(partners)s", partners=together(partners)) if partners else _("Table talk"),
         # who reads what is sent here, said beside the form
         "readers": _("Only your partner reads your message.") if game.teams
         else _("The whole table reads your message."),

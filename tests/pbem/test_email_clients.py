@@ -184,10 +184,12 @@ def test_data_tables_have_scoped_headers_and_every_other_table_is_layout(sent):
 def test_the_players_and_the_scores_are_read_with_their_column_names(sent, kind):
     _, letters = sent
     soup = _soup(letters[kind][0][1])
-    players = [t for t in soup.find_all("table") if t.find("tr", attrs={"data-player": True})]
+    # a player's row, or a side's in the final breakdown (the game-over email's one score block)
+    rows = [{"data-player": True}, {"data-side": True}]
+    players = [t for t in soup.find_all("table") if any(t.find("tr", attrs=a) for a in rows)]
     assert players, kind
     for table in players:
-        for row in table.find_all("tr", attrs={"data-player": True}):
+        for row in (r for a in rows for r in table.find_all("tr", attrs=a)):
             assert row.find("th", scope="row") is not None
 
 

@@ -76,7 +76,7 @@ def test_the_verb_and_the_tag_agree_with_the_winners(code, people, verb, tag):
 
 
 @pytest.mark.parametrize("code, names, together", [
-    ("fr", ["vous", "Paul"], "vous et Paul"), ("en", ["you", "Paul"], "you & Paul"),
+    ("fr", ["vous", "Paul"], "vous et Paul"), ("en", ["you", "Paul"], "you and Paul"),
     ("vi", ["bạn", "Paul"], "bạn và Paul"), ("fr", ["Paul"], "Paul"),
 ])
 def test_a_team_is_named_with_the_languages_and(code, names, together):

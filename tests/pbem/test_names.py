@@ -98,7 +98,7 @@ def test_the_from_display_name_is_the_services_name_in_the_recipients_language(a
     for row in outbox(app, game_id, to_addr="ann@example.com"):
         message, envelope = build_message(row, cfg_of(app))
         assert message["From"].addresses[0].display_name == expected  # type: ignore[attr-defined]
-        assert envelope.mail_from == "korsar@korsar.test"  # the address stays MAIL_FROM's
+        assert message["From"].addresses[0].addr_spec == "korsar@korsar.test"  # the address stays MAIL_FROM's
     deliver(app)
     assert {str(m["From"]) for m in smtp_server.to("ann@example.com")} == {f"{expected} <korsar@korsar.test>"}
 
