@@ -65,7 +65,7 @@ def test_a_card_chip_keeps_its_label():
 
 # ---------------------------------------------------------------- agreement
 @pytest.mark.parametrize("code, people, verb, tag", [
-    ("fr", 1, "Élodie a gagné", "(gagnant)"), ("fr", 2, "Élodie et Paul ont gagné", "(gagnants)"),
+    ("fr", 1, "Élodie a gagné", "(victoire)"), ("fr", 2, "Élodie et Paul ont gagné", "(victoire)"),
     ("en", 1, "Élodie won", "(won)"), ("en", 2, "Élodie and Paul won", "(won)"),
     ("vi", 2, "Élodie và Paul đã thắng", "(thắng)"),
 ])
@@ -94,9 +94,10 @@ OF = {"Élodie": "d'Élodie", "Yves": "d'Yves", "Hélène": "d'Hélène", "Paul"
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("move, sentence", [
-    ({"action": "play", "card": "B3", "target": 3}, "Attaquer le vaisseau 3 {of} (5 or) avec le corsaire bleu 3"),
-    ({"action": "play", "card": "BC", "target": 3}, "Jouer le capitaine bleu sur le vaisseau 3 {of} (5 or)"),
-    ({"action": "play", "card": "AD", "target": 3}, "Jouer l'amiral sur le vaisseau 3 {of} (5 or)"),
+    ({"action": "play", "card": "B3", "target": 3},
+     "Attaquer le vaisseau 3 {of} (5 pièces d'or) avec le corsaire bleu 3"),
+    ({"action": "play", "card": "BC", "target": 3}, "Jouer le capitaine bleu sur le vaisseau 3 {of} (5 pièces d'or)"),
+    ({"action": "play", "card": "AD", "target": 3}, "Jouer l'amiral sur le vaisseau 3 {of} (5 pièces d'or)"),
 ])
 def test_french_moves_elide_the_owners_name(name, move, sentence):
     with i18n.using("fr"):
@@ -114,10 +115,11 @@ def test_french_discards_name_the_card_with_its_article(card, text):
 @pytest.mark.parametrize("event, sentence", [
     ({"kind": "hold", "seat": 1, "ship": 3}, "Le vaisseau 3 est en attente jusqu'au prochain tour {of}."),
     ({"kind": "capture", "seat": 1, "owner": 1, "ship": 3, "value": 5},
-     "Le vaisseau 3 {of} (5 or) est rentré à bon port\u00a0: {name} marque 5 or."),
+     "Le vaisseau 3 {of} est rentré à bon port\u00a0: {name} marque ses 5 pièces d'or."),
     ({"kind": "discard", "seat": 1, "card": "AD"}, "{name} a défaussé l'amiral."),
     ({"kind": "admiral", "seat": 1, "ship": 3, "owner": 1, "value": 5, "card": "AD", "replaced": "BC"},
-     "{name} a joué l'amiral sur le vaisseau 3 {of} (5 or). Le capitaine bleu qu'il remplace quitte la partie."),
+     "{name} a joué l'amiral sur le vaisseau 3 {of} (5 pièces d'or). "
+     "Le capitaine bleu qu'il remplace quitte la partie."),
 ])
 def test_french_events_elide_the_name(name, event, sentence):
     with i18n.using("fr"):
@@ -141,7 +143,7 @@ def test_a_winning_team_is_plural_on_the_board_and_in_the_final_breakdown():
     team = view["winners"][0]
     assert shown["winning_people"] == 2 and " et " in shown["winners"][0] and "&" not in shown["winners"][0]
     winner = next(s for s in final["sides"] if s["side"] == team)
-    assert winner["won_tag"] == "(gagnants)" and " et " in winner["who"]
+    assert winner["won_tag"] == "(victoire)" and " et " in winner["who"]
 
 
 # ---------------------------------------------------------------- what the score says

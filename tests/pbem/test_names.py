@@ -260,7 +260,7 @@ def test_table_talk_and_partner_talk_each_say_who_reads_them(app, smtp_server, c
 
 @pytest.mark.parametrize("code, said", [
     ("en", "Your partner is a bot: it does not read messages."),
-    ("fr", "Votre partenaire est un robot : il ne lit pas les messages."),
+    ("fr", "Votre partenaire est un robot\u00a0: il ne lit pas les messages."),
     ("vi", "Đồng đội của bạn là máy: máy không đọc lời nhắn."),
 ])
 def test_a_bot_partner_is_said_to_read_no_messages(app, smtp_server, code, said):

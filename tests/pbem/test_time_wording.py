@@ -87,14 +87,14 @@ def test_the_table_reads_the_days_typed_with_the_name_elided_in_french(app):
 
 # ---------------------------------------------------------------- the rate limit, in words
 @pytest.mark.parametrize("limit, code, zone, text", [
-    (limits.GAMES_PER_CREATOR, "fr", "Europe/Paris", "Vous avez lancé trop de parties en peu de temps\u00a0; "
+    (limits.GAMES_PER_CREATOR, "fr", "Europe/Paris", "Vous avez lancé trop de parties en peu de temps\u202f; "
      "réessayez après le 1er décembre à 21 h 01 (heure de Paris)."),
     (limits.GAMES_PER_CREATOR, "en", "Europe/Paris", "You have started too many games in a short time; "
      "please try again after December 1 at 9:01 PM (Paris time)."),
     (limits.INVITATIONS_PER_CREATOR, "vi", "Asia/Ho_Chi_Minh", "Bạn đã gửi quá nhiều lời mời trong thời gian "
      "ngắn; vui lòng thử lại sau 03:01 ngày 2 tháng 12 (giờ Hà Nội / TP. Hồ Chí Minh)."),
     (limits.LINKS_PER_ADDRESS, "fr", None, "Trop de liens vers vos parties ont été envoyés à cette adresse en "
-     "peu de temps\u00a0; réessayez après le 1er décembre à 20 h 01 (UTC)."),
+     "peu de temps\u202f; réessayez après le 1er décembre à 20 h 01 (UTC)."),
     (limits.LINKS_PER_IP, "en", "Asia/Kolkata", "Too many links have been asked for from your connection in a "
      "short time; please try again after December 2 at 1:31 AM (Asia/Kolkata)."),
 ])
