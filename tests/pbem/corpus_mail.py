@@ -840,7 +840,8 @@ def expand(body: str, turn: Turn) -> str:
         if what == "signs":
             return turn.signs
         if what == "greeting":
-            return next(line for line in turn.text.split("\n") if line.startswith(turn.name))
+            # the first line under the header: its wording (and the name it calls the reader by) is the catalog's
+            return next(line for line in turn.text.split("\n")[1:] if line.strip())
         raise ValueError(f"unknown placeholder {match.group(0)}")
     return _PLACEHOLDER.sub(value, body)
 

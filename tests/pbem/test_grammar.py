@@ -170,7 +170,8 @@ def test_the_legend_says_the_ships_in_hand_have_been_subtracted_once_the_game_is
 
 @pytest.mark.parametrize("code, seat, text", [
     ("fr", 1, "En attente jusqu'au prochain tour d'Élodie."), ("fr", 0, "En attente jusqu'à votre prochain tour."),
-    ("en", 1, "On hold until Élodie's next turn."), ("vi", 1, "Tàu được giữ chờ đến lượt sau của Élodie."),
+    ("en", 1, "On hold until Élodie's next turn."),
+    ("vi", 1, "Tạm hoãn: chưa ai lấy được tàu trước lượt sau của Élodie."),
 ])
 def test_a_ship_on_hold_names_whose_turn_it_waits_for(code, seat, text):
     state = engine.new_game(["Marc", "Élodie"], seed=1)
