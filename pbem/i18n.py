@@ -21,6 +21,8 @@ can see any text that did not go through a catalog (dates and numbers from Babel
 """
 from __future__ import annotations
 
+import unicodedata
+
 import inspect
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -241,11 +243,20 @@ def format_day_range(first: date, last: date) -> tuple[str, str]:
     return _wrap(day(first, start), current()), _wrap(day(last, final), current())
 
 
+# The Vietnamese family names that open about nine full names in ten: a name that starts with one
+# is a Vietnamese full name, family name first and given name last.
+VIETNAMESE_FAMILY_NAMES = frozenset(
+    "nguyễn trần lê phạm hoàng huỳnh phan vũ võ đặng bùi đỗ hồ ngô dương lý đinh đoàn trương "
+    "lâm mai trịnh cao lưu tạ châu hà quách tôn thái".split())
+
+
 def addressed_name(name: str) -> str:
     """The name a greeting calls its reader by: in Vietnamese the given name, the last word of a
-    full name ("Nguyễn Thị Ánh" -> "Ánh": "Chào Ánh,"); the full name in French and English."""
+    Vietnamese full name ("Nguyễn Thị Ánh" -> "Ánh": "Chào Ánh,"); any other name whole
+    ("Élodie Dûpont" read in Vietnamese stays "Élodie Dûpont"), and in French and English."""
     words = name.split()
-    return words[-1] if current() == "vi" and words else name
+    vietnamese = len(words) > 1 and unicodedata.normalize("NFC", words[0]).casefold() in VIETNAMESE_FAMILY_NAMES
+    return words[-1] if current() == "vi" and vietnamese else name
 
 
 def _template_gettext(message: str) -> str:

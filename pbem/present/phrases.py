@@ -64,17 +64,17 @@ _COLOUR_MISSING = {
 
 def card_name(code: str) -> str:
     """"B3" -> "Blue 3" ("Corsaire bleu 3", "Tàu Hải Tặc xanh dương 3"), "BC" -> "Blue captain",
-    "AD" -> "Admiral", "M5" -> "Merchant ship (5 gold)", in the current language. A label: it
-    starts with a capital, where the catalogs write the card as running text does ("amiral");
-    a sentence takes the card through `grammar.the_card`."""
+    "AD" -> "Admiral", "M5" -> "Merchant ship (5 gold)", in the current language, as that
+    language writes a card in a list (French in lower case: "amiral", "corsaire bleu 3"); a
+    sentence takes the card through `grammar.the_card`."""
     colour = engine.colour_of(code)
     if colour == "white":
-        return first_upper(_("Admiral"))
+        return _("Admiral")
     if colour == "merchant":
-        return first_upper(_("Merchant ship (%(gold)s gold)", gold=code[1:]))
+        return _("Merchant ship (%(gold)s gold)", gold=code[1:])
     if code[1] == "C":
-        return first_upper(_(_CAPTAIN_NAME[colour]))
-    return first_upper(_(_PIRATE_NAME[colour], n=code[1:]))
+        return _(_CAPTAIN_NAME[colour])
+    return _(_PIRATE_NAME[colour], n=code[1:])
 
 
 def card_in_text(code: str) -> str:

@@ -58,9 +58,9 @@ def test_a_card_in_running_text_has_its_article_and_french_lower_case(code, card
         assert phrases.card_in_text(card) == text
 
 
-def test_a_card_chip_keeps_its_label():
+def test_a_card_chip_reads_as_a_french_list_writes_a_card():
     with i18n.using("fr"):
-        assert phrases.card("AD").name == "Amiral" and phrases.card("G3").name == "Corsaire vert 3"
+        assert phrases.card("AD").name == "amiral" and phrases.card("G3").name == "corsaire vert 3"
 
 
 # ---------------------------------------------------------------- agreement
@@ -190,3 +190,12 @@ def test_a_greeting_calls_a_vietnamese_reader_by_the_given_name(code, name, gree
     from pbem.mail.render import environment  # the emails' own environment
     with i18n.using(code):
         assert environment().get_template("partials/greeting.txt").render(name=name).strip() == greeting
+
+
+@pytest.mark.parametrize("code, name, called", [
+    ("vi", "Nguyễn Thị Ánh", "Ánh"), ("vi", "Trần Văn Bình", "Bình"), ("vi", "Élodie Dûpont", "Élodie Dûpont"),
+    ("vi", "Ánh", "Ánh"), ("fr", "Nguyễn Thị Ánh", "Nguyễn Thị Ánh"), ("en", "Anne Bonny", "Anne Bonny"),
+])
+def test_a_vietnamese_greeting_calls_a_vietnamese_full_name_by_its_given_name_only(code, name, called):
+    with i18n.using(code):
+        assert i18n.addressed_name(name) == called

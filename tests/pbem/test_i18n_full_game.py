@@ -93,7 +93,7 @@ def test_three_players_each_play_a_whole_game_in_their_own_language(app, client,
         assert {kinds[m["Message-ID"]] for m in received} >= {"welcome", "turn", "game_over"}
         texts = [f"{m['Subject']}\n{text_part(m)}\n{html_part(m)}" for m in received]
         for msg in received:
-            assert f'<html lang="{code}">' in html_part(msg), (addr, msg["Subject"])
+            assert f'<html lang="{code}" dir="ltr">' in html_part(msg), (addr, msg["Subject"])
         for page in pages[addr]:
             assert f'<html lang="{code}">' in page
         everything = "\n".join(texts + pages[addr])

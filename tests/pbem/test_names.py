@@ -160,7 +160,7 @@ def test_a_rematch_keeps_each_players_language_and_each_bots_kind(app, smtp_serv
     assert [(r.kind, r.bot, r.language if r.kind == SeatKind.HUMAN else None) for r in rows] == [
         (SeatKind.HUMAN, None, "fr"), (SeatKind.HUMAN, None, "vi"), (SeatKind.BOT, "random", None)]
     invitation = [r for r in outbox(app) if r.kind == "invitation" and r.to_addr == "anh@example.com"]
-    assert len(invitation) == 1 and '<html lang="vi">' in invitation[0].html_body
+    assert len(invitation) == 1 and '<html lang="vi" dir="ltr">' in invitation[0].html_body
 
 
 @pytest.mark.parametrize("code, first, second", [
