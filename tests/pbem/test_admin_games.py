@@ -17,6 +17,8 @@ from pbem.db import session_scope
 from pbem.games.records import moves_of, replay_record
 from pbem.store import load_state
 from pbem.models import Game, GameStatus, utcnow
+from pbem.present import colours
+from pbem.present.phrases import card
 
 # ---------------------------------------------------------------- list
 def link(game_id: int) -> str:
@@ -235,6 +237,17 @@ def test_game_detail_shows_every_hand_the_table_the_log_and_the_emails(admin_cli
     for m in outbox(admin_app, game_id):
         assert m.subject in page or m.subject.replace("'", "&#39;") in page
     assert "pending" in page
+
+
+def test_the_admins_chips_carry_the_colour_marks_and_captain_outline_of_the_players_chips(admin_client, admin_app):
+    game_id = new_game(admin_app)
+    view = engine.admin_view(load_state(game_row(admin_app, game_id)))
+    page = admin_client.get(f"/admin/games/{game_id}").get_data(as_text=True)
+    for code in {code for hand in view["hands"] for code in hand}:
+        c = card(code)
+        outline = " captain" if c.captain else ""
+        mark = f'<span class="mark" aria-hidden="true">{colours.MARK[c.colour]}</span> ' if c.mark else ""
+        assert f'<span class="card card-{c.colour}{outline}" title="{code}">{mark}{c.name}</span>' in page, code
 
 
 def test_game_detail_of_a_missing_game_is_404(admin_client):
