@@ -330,7 +330,7 @@ def player_lines(players: str) -> list[str]:
 def form_problems(your_name: str, your_email: str, lines: list[str], settings: GameSettings,
                   unread: Sequence[SettingsProblem] = ()) -> tuple[list[SetupProblem], list[SeatSpec]]:
     """The /new form's problems (`check_form`'s), and its seats as read (the creator first)."""
-    problems, specs, _setup = _form_setup(your_name, your_email, lines, settings, unread)
+    problems, specs, _checked_setup = _form_setup(your_name, your_email, lines, settings, unread)
     return problems, specs
 
 
@@ -388,6 +388,8 @@ def _on_form(problem: SetupProblem, your_name: str, your_email: str, line_of_sea
     if problem.field == "email" and not your_email.strip():
         return SetupProblem(GameError("form_your_email"), "your_email")
     return SetupProblem(problem.refusal, "your_email" if problem.field == "email" else problem.field)
+
+
 def _name_problem(text: str) -> GameError:
     if not text.strip():
         return GameError("form_your_name")
