@@ -25,7 +25,7 @@ from pbem.games.my_games import write_my_games_link
 from pbem.games.finish import is_over
 from pbem.games.seated import SeatedGame
 from pbem.games.settings import DEFAULT_SETTINGS, GameSettings, SettingsProblem
-from pbem.games.setup import (SeatSpec, SetupError, SetupProblem, check_setup, form_problems, player_lines,
+from pbem.games.setup import (SeatSpec, SetupError, SetupProblem, check_form, check_setup, form_problems, player_lines,
                               refuse_suppressed)
 from pbem.games.unasked_mail import answered, has_answered, may_mail_unasked, unreachable_among
 import pbem.i18n as i18n
@@ -49,11 +49,8 @@ def propose_game(session: Session, cfg: Config, *, your_name: str, your_email: s
     SetupError (each problem on its field) or LimitReached, and nothing written, otherwise."""
     now = now or utcnow()
     lines = player_lines(players)
-    problems, specs = form_problems(your_name, your_email, lines, settings, unread)
-    if problems:
-        raise SetupError(problems)
-    setup = check_setup(specs, settings)
-    creator_email = specs[0].email or ""
+    setup = check_form(your_name, your_email, lines, settings, unread)
+    creator_email = setup.specs[0].email or ""
     proposal = _new_proposal(_proposed(setup.settings), creator_email=creator_email, creator_position=0,
                              language=language, now=now, confirmed=False)
     proposal.form_key = form_key(form_id, proposal, setup.specs, now=now)

@@ -2,10 +2,10 @@
 (pbem/games/settings.py) for these players.
 
 Every problem is a refusal by its code (`pbem.refusals`), worded where it is shown: the CLI and
-the admin form in English, /new in the reader's language. `check_setup` checks and normalises in
-one pass (the CLI, the admin form, `create_game`, and /new once its form is read); `form_problems`
-reads the /new form (and a creator's replacement) in the words of what the visitor types. Both
-name a seat's problem with `named` (a seat for the dashboard, a line for the form)."""
+the admin form in English, /new in the reader's language. One pass (`_setup`) checks and
+normalises for every entry: `check_setup` (the CLI, the admin form, `create_game`) names a seat
+"Seat 2 (Bob): ...", `check_form` (/new, and `form_problems` for a creator's replacement) reads
+the form and names a line "Line 2: ...", the creator's problems on their own fields."""
 from __future__ import annotations
 
 import re
@@ -20,8 +20,7 @@ import engine
 import engine.bots
 from pbem.addresses import NOT_AN_ADDRESS, AddressRefused, canonical_key, check_address
 from pbem.games.errors import GameError, declare_refusals
-from pbem.games.settings import (DEFAULT_SETTINGS, GameSettings, SettingsProblem, checked_settings, reminder_ladder,
-                                 settings_problems)
+from pbem.games.settings import (DEFAULT_SETTINGS, GameSettings, SettingsProblem, checked_settings, reminder_ladder)
 from pbem.games.names import (HIDDEN_IN_NAME, MAX_NAME_LENGTH, NOT_IN_NAMES, check_name,
                               hides_characters)
 from pbem.i18n import LANGUAGES
@@ -72,7 +71,6 @@ declare_refusals({
     "form_hidden_in_name": (HIDDEN_IN_NAME, 400),
     "form_name_rule": (lazy("A name has at most 40 characters and no line breaks."), 400),
     "form_your_email": (lazy("Write your email address, like ann@example.com."), 400),
-    "form_line_same_name": (lazy("Line %(n)d: two players are called %(name)s: give them different names."), 400),
     "form_no_other_player": (lazy("Add at least one other player: a friend or a bot."), 400),
     "form_team_count": (lazy("Team play needs 4, 6 or 8 players with you; you have %(n)d."), 400),
     "form_player_count": (lazy("Korsar is played by 2 to 5 players alone (4, 6 or 8 in teams); "
@@ -221,9 +219,11 @@ def _checked(check: Any, value: Any, field: str | None, seat: int | None, proble
 
 
 def _setup(players: Sequence[SeatSpec], settings: GameSettings, *, seed: int | None, deck: list[str] | None,
-           unread: Sequence[SettingsProblem]) -> tuple[list[SetupProblem], GameSetup | None]:
-    """The one pass of every check (`setup_problems`), normalising as it checks: its problems
-    (each seat's named), and the setup normalised when there are none."""
+           unread: Sequence[SettingsProblem], form: bool = False) -> tuple[list[SetupProblem], GameSetup | None]:
+    """The one pass of every check (`setup_problems`, `check_form`), normalising as it checks: its
+    problems, and the setup normalised when there are none. `form`: /new's, which words what to
+    choose rather than the exact reason (`SettingsProblem.refusal`) and puts a seat's clash on
+    that seat (its line); naming the seats is the entry's (`named`, `_on_form`)."""
     problems: list[SetupProblem] = []
     specs: list[SeatSpec] = []
     seen_names: set[str] = set()
@@ -241,7 +241,8 @@ def _setup(players: Sequence[SeatSpec], settings: GameSettings, *, seed: int | N
         if spec.name.strip():
             key = unicodedata.normalize("NFC", spec.name).strip().casefold()
             if key in seen_names:
-                problems.append(SetupProblem(GameError("same_name", {"name": repr(spec.name.strip())})))
+                problems.append(SetupProblem(GameError("same_name", {"name": repr(spec.name.strip())}),
+                                             *(("name", seat) if form else ())))
             seen_names.add(key)
         if not spec.email:
             problems.append(SetupProblem(GameError("person_needs_email"), "email", seat))
@@ -249,20 +250,26 @@ def _setup(players: Sequence[SeatSpec], settings: GameSettings, *, seed: int | N
         email = _checked(check_email, spec.email, "email", seat, problems)
         if email is not None:  # one mailbox, one seat: ann@ and Ann+x@ are the same person
             if canonical_key(spec.email) in seen_emails:
-                problems.append(SetupProblem(GameError("same_email")))
+                problems.append(SetupProblem(GameError("already_playing", {"email": email}) if form
+                                             else GameError("same_email"), *(("email", seat) if form else ())))
             seen_emails.add(canonical_key(spec.email))
         specs.append(replace(spec, name=name, email=email))
     teams, opts = settings.teams, settings.options
-    problems += [SetupProblem(u.refusal(), u.field) for u in unread if u.code == "unreadable_options"]
+    # at /new, what is unreadable of the options is the settlement's select
+    problems += [SetupProblem(u.refusal(form=form), "end_settlement" if form else u.field)
+                 for u in unread if u.code == "unreadable_options"]
     try:  # how many players and teams: the engine's rules (R2)...
         engine.check_config(len(players), teams, engine.Options())
     except engine.ConfigError as exc:
-        problems.append(SetupProblem(GameError("engine_config", {"reason": str(exc)})))
+        count = {"n": len(players)}
+        problems.append(SetupProblem(GameError("form_team_count" if teams else "form_player_count", count), "players")
+                        if form else SetupProblem(GameError("engine_config", {"reason": str(exc)})))
     else:  # ...then the options for them (the waiting time is only for 2 or 3 alone)
         try:
             engine.check_config(len(players), teams, opts)
         except engine.ConfigError as exc:
-            problems.append(SetupProblem(GameError("engine_config", {"reason": str(exc)}),
+            problems.append(SetupProblem(GameError("form_waiting_time") if form and opts.waiting_time
+                                         else GameError("engine_config", {"reason": str(exc)}),
                                          "waiting_time" if opts.waiting_time else None))
     checked_deck = None
     if seed is not None and deck is not None:
@@ -273,9 +280,9 @@ def _setup(players: Sequence[SeatSpec], settings: GameSettings, *, seed: int | N
         except engine.ConfigError as exc:
             problems.append(SetupProblem(GameError("engine_config", {"reason": str(exc)})))
     checked, refused = checked_settings(settings, unread)
-    problems += [SetupProblem(p.refusal(), p.field) for p in refused]
+    problems += [SetupProblem(p.refusal(form=form), p.field) for p in refused]
     if problems:
-        return [named(p, players) for p in problems], None
+        return (problems if form else [named(p, players) for p in problems]), None
     checked = replace(checked, name=checked.name or default_name(specs, teams=teams))
     return [], GameSetup(specs=_number_bots(specs), settings=checked, deck=checked_deck)
 
@@ -331,22 +338,29 @@ def player_lines(players: str) -> list[str]:
 
 def form_problems(your_name: str, your_email: str, lines: list[str], settings: GameSettings,
                   unread: Sequence[SettingsProblem] = ()) -> tuple[list[SetupProblem], list[SeatSpec]]:
-    """The form's problems, each on its field (and line), worded where they are shown (the
-    reader's language), and the seats (the creator first) when there are none."""
-    teams = settings.teams
+    """The /new form's problems (`check_form`'s), and its seats as read (the creator first)."""
+    problems, specs, _checked_setup = _form_setup(your_name, your_email, lines, settings, unread)
+    return problems, specs
+
+
+def check_form(your_name: str, your_email: str, lines: list[str], settings: GameSettings,
+               unread: Sequence[SettingsProblem] = ()) -> GameSetup:
+    """/new's setup (the creator, then a seat per line of players), checked by the one pass of
+    every entry, or SetupError with every problem where the form shows it: the creator's on
+    their fields, a line's as "Line N: ...", the settings' on theirs."""
+    problems, _specs, setup = _form_setup(your_name, your_email, lines, settings, unread)
+    if setup is None:
+        raise SetupError(problems)
+    return setup
+
+
+def _form_setup(your_name: str, your_email: str, lines: list[str], settings: GameSettings,
+                unread: Sequence[SettingsProblem]) -> tuple[list[SetupProblem], list[SeatSpec], GameSetup | None]:
+    """The form read (a line that is no player is refused in the words of what to type), then
+    the one pass (`_setup`) over what could be read, its problems said where the form shows them."""
     problems: list[SetupProblem] = []
-    creator_name = creator_email = ""
-    try:
-        creator_name = check_name(your_name)
-    except GameError:
-        problems.append(SetupProblem(_name_problem(your_name), "your_name"))
-    try:
-        creator_email = check_email(your_email).lower()
-    except GameError as exc:  # what is wrong with the address, once there is one
-        problems.append(SetupProblem(exc if your_email.strip() else GameError("form_your_email"), "your_email"))
-    specs = [SeatSpec(name=creator_name, email=creator_email)]
-    names = {creator_name.casefold()} if creator_name else set()
-    emails = {canonical_key(creator_email)} if creator_email else set()  # mailboxes: ann@ is Ann+x@
+    specs = [SeatSpec(name=your_name, email=your_email.strip().lower() or None)]
+    line_of_seat: list[int | None] = [None]  # the creator has no line
     for index, line in enumerate(lines):
         try:
             spec = parse_player(line)
@@ -356,43 +370,33 @@ def form_problems(your_name: str, your_email: str, lines: list[str], settings: G
         except GameError:
             problems.append(SetupProblem(_line_problem(line), "players", index))
             continue
-        if spec.kind == SeatKind.HUMAN:
-            address = (spec.email or "").lower()
-            if canonical_key(address) in emails:
-                problems.append(named(SetupProblem(GameError("already_playing", {"email": address}),
-                                                   "players", index), (), LINE))
-            elif spec.name.casefold() in names:
-                problems.append(SetupProblem(GameError("form_line_same_name", {"n": index + 1, "name": spec.name}),
-                                             "players", index))
-            names.add(spec.name.casefold())
-            emails.add(canonical_key(address))
-            spec = SeatSpec(name=spec.name, email=address, language=spec.language)
-        specs.append(spec)
+        specs.append(replace(spec, email=spec.email.lower()) if spec.email else spec)
+        line_of_seat.append(index)
     if not lines:
         problems.append(SetupProblem(GameError("form_no_other_player"), "players"))
-    elif not any(p.field == "players" for p in problems):
-        count = len(lines) + 1
-        try:  # how many may play: the engine's rule (R2.3), said in the reader's words
-            engine.check_config(count, teams, engine.Options())
-        except engine.ConfigError:
-            problems.append(SetupProblem(GameError("form_team_count" if teams else "form_player_count",
-                                                   {"n": count}), "players"))
-    problems += [SetupProblem(p.refusal(form=True), p.field) for p in settings_problems(settings, unread)]
-    return problems + _option_problems(settings, unread, count=len(lines) + 1), specs
+    found, setup = _setup(specs, settings, seed=None, deck=None, unread=unread, form=True)
+    unread_lines = bool(problems)  # then the pass counted too few players: its count is not said
+    again = {p.seat for p in found if p.refusal.code == "already_playing"}  # a person twice: not their name too
+    problems += [_on_form(p, your_name, your_email, line_of_seat) for p in found
+                 if not (unread_lines and p.field == "players" and p.seat is None)
+                 and not (p.refusal.code == "same_name" and p.seat in again)]
+    return problems, specs, None if problems else setup
 
 
-def _option_problems(settings: GameSettings, unread: Sequence[SettingsProblem], *, count: int
-                     ) -> list[SetupProblem]:
-    """The engine's options, asked of the engine (R2.3, R7), said in the reader's words."""
-    for problem in unread:
-        if problem.code == "unreadable_options":  # at /new, what is unreadable is the settlement's select
-            return [SetupProblem(problem.refusal(form=True), "end_settlement")]
-    try:
-        engine.check_config(count, settings.teams, settings.options)
-    except engine.ConfigError:  # the player count itself is refused elsewhere, on its own field
-        if settings.options.waiting_time:
-            return [SetupProblem(GameError("form_waiting_time"), "waiting_time")]
-    return []
+def _on_form(problem: SetupProblem, your_name: str, your_email: str, line_of_seat: list[int | None]
+             ) -> SetupProblem:
+    """A problem of the pass where /new shows it: the creator's (seat 0) on "your_name" or
+    "your_email" in the words of what to type, another seat's on its line ("Line N: ...")."""
+    if problem.seat is None:
+        return problem
+    line = line_of_seat[problem.seat]
+    if line is not None:
+        return named(replace(problem, field="players", seat=line), (), LINE)
+    if problem.field == "name":
+        return SetupProblem(_name_problem(your_name), "your_name")
+    if problem.field == "email" and not your_email.strip():
+        return SetupProblem(GameError("form_your_email"), "your_email")
+    return SetupProblem(problem.refusal, "your_email" if problem.field == "email" else problem.field)
 
 
 def _name_problem(text: str) -> GameError:

@@ -4,9 +4,10 @@ GET /m/<token>   confirmation page of one move (changes nothing; mail scanners o
 POST /m/<token>  applies that move once, then 303 to the game page
 GET /g/<token>   the seat's private game page; its moves link to their confirmation pages
 
-The signed token is the credential and the CSRF defence. Every refusal is an HTML page with
-a fitting 4xx status, the reason in words, and (when the token proves whose it is) a link to
-the player's current game page.
+The signed token is the credential and the CSRF defence. Every refusal is raised, and shown by
+the seat entry's handler (`pbem.web.seat.handle_refusals`): the one error page with a fitting 4xx
+status, the reason in words, and (when the token proves whose it is) a link to the player's
+current game page.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import json
 from typing import Any
 
 import engine
-from flask import Blueprint, redirect, render_template, request
+from flask import Blueprint, g, redirect, render_template, request
 from pbem import links
 from pbem.db import read_scope, session_scope
 from pbem.games import bounced, errors, records, service
@@ -29,21 +30,15 @@ from pbem.logging import log_context
 from pbem.models import Game, GameStatus, Seat, utcnow
 from pbem.schedule import local_time_text, time_left_text
 from pbem.appctx import config, db
-from pbem.games.move_refusals import move_refusal
-from pbem.games.seated import SeatedGame
 from pbem.i18n import gettext as _
 from pbem.web import seat as seat_entry
 from pbem.web import talk as talk_web
-from pbem.web.error_page import error_page
-from pbem.web.seat import link_message, load_seat, lock_seat, use_seat_language
+from pbem.web.seat import load_seat, lock_seat
 
 bp = Blueprint("player", __name__)  # the move links, /m/<token>
+seat_entry.handle_refusals(bp)  # the seat entry's one error page
 seat_bp = Blueprint("player", __name__)  # the game page, nested in pbem.web.seat at /g/<token>
 seat_entry.bp.register_blueprint(seat_bp)
-
-
-def _error_page(message: str, status: int, game_url: str | None = None) -> tuple[str, int]:
-    return error_page("move", message, status, game_url=game_url)
 
 
 def _page_context(game: Game, seat: Seat, seats: list[Seat], state: engine.GameState,
@@ -67,29 +62,20 @@ def _deadline(game: Game, seat: Seat, seats: list[Seat], to_move: Seat | None) -
 @bp.route("/m/<token>", methods=["GET"])
 def confirm_move(token: str) -> Any:
     """The move in words, the hand and the table, and one button. Changes nothing."""
-    cfg = config()
-    try:
-        parsed = links.read_move(cfg, token)
-    except links.LinkError as exc:
-        return _link_error(exc)
-    log_context(game_id=parsed.game_id)
+    parsed = _verified(token)
     with read_scope(db()) as session:
-        try:
-            seated = load_seat(session, parsed.seat)
-            game, seat = _open(seated)
-        except links.LinkError as exc:
-            return _error_page(link_message(exc), exc.status)
-        game_url = _signed(seat.game_id, seat.position, seat.link_nonce)
+        seated = seat_entry.opened_by_move_link(load_seat(session, parsed.seat))
+        game, seat = seated.game, seated.seat
         try:
             move = engine.normalize_move(parsed.move)
         except engine.IllegalMove as exc:
-            return _error_page(move_refusal(exc), 422, game_url)
+            raise errors.IllegalMoveError.of(exc) from None
         state = store.load_state(game)  # parsed once: for the checks and for the page
         refusal = service.refusal(session, game, seat.position, move, parsed.version, player=seat,
                                   state=state)
         if refusal is not None:
-            return _error_page(refusal.message, refusal.status, game_url)
-        context = _page_context(game, seat, seated.seats, state, game_url)
+            raise refusal
+        context = _page_context(game, seat, seated.seats, state, g.game_url)
         presented = next((mv for mv in context["board"]["moves"] if mv["move"] == move), None)
         return render_template("player/confirm.html", token=token, move=move,
                                move_text=describe_move(move, context["view"]),
@@ -100,27 +86,20 @@ def confirm_move(token: str) -> Any:
 @bp.route("/m/<token>", methods=["POST"])
 def play_move(token: str) -> Any:
     """Apply the move of a signed link once; a replay or an old link is refused, nothing changed."""
-    cfg = config()
-    try:
-        parsed = links.read_move(cfg, token)
-    except links.LinkError as exc:
-        return _link_error(exc)
+    parsed = _verified(token)
+    with session_scope(db()) as session:
+        seated = seat_entry.opened_by_move_link(lock_seat(session, parsed.seat))
+        outcome = service.apply_game_move(session, config(), parsed.game_id, parsed.position,
+                                          parsed.move, expected_version=parsed.version,
+                                          source="player", game=seated.game, seats=seated.seats)
+    return redirect(f"{g.game_url}?played={outcome.number}", code=303)
+
+
+def _verified(token: str) -> links.MoveToken:
+    """The move link's content (LinkError otherwise, shown by the entry's handler), the log tagged."""
+    parsed = links.read_move(config(), token)
     log_context(game_id=parsed.game_id)
-    page: tuple[int, int, str] | None = None  # whose game page to link to, signed after the commit
-    try:
-        with session_scope(db()) as session:
-            seated = lock_seat(session, parsed.seat)
-            _open(seated)
-            page = (parsed.game_id, parsed.position, seated.seat.link_nonce)
-            outcome = service.apply_game_move(session, cfg, parsed.game_id, parsed.position,
-                                              parsed.move, expected_version=parsed.version,
-                                              source="player", game=seated.game, seats=seated.seats)
-    except links.LinkError as exc:
-        return _error_page(link_message(exc), exc.status)
-    except errors.GameError as exc:
-        return _error_page(exc.message, exc.status, _signed(*page) if page else None)
-    assert page is not None  # set before the move was applied
-    return redirect(f"{_signed(*page)}?played={outcome.number}", code=303)
+    return parsed
 
 
 @seat_bp.route("", methods=["GET"])
@@ -146,27 +125,3 @@ def game_page() -> Any:
                                you_bounce=any(s.id == seat.id for s in bouncing),
                                talk_box=talk_web.talk_box(session, seated, context["game_url"]),
                                just_played=just_played, **context)
-
-
-def _signed(game_id: int, position: int, nonce: str) -> str:
-    """The seat's game page for a move link (which holds no seat token), signed for `nonce`."""
-    return "/g/" + links.sign_seat(config(), game_id, position, nonce)
-
-
-def _open(seated: SeatedGame) -> tuple[Game, Seat]:
-    """The move link's seat speaks its language for the rest of the request."""
-    use_seat_language(seated.seat)
-    return seated.game, seated.seat
-
-
-def _link_error(exc: links.LinkError) -> tuple[str, int]:
-    """A token that failed verification; an expired one still proves whose page to offer."""
-    game_url = None
-    if exc.seat is not None:
-        with read_scope(db()) as session:
-            try:
-                _game, seat = _open(load_seat(session, exc.seat))
-                game_url = _signed(seat.game_id, seat.position, seat.link_nonce)
-            except links.LinkError:
-                game_url = None
-    return _error_page(link_message(exc), exc.status, game_url)

@@ -10,8 +10,9 @@ which set the seat's language and put the `SeatedGame` in `g.seat`. A refusal ra
 below (a link that does not work, the domain's `GameError`, a limit: each a `pbem.refusals.Refusal`) is turned
 into the one error page by `_refused`, its title from `pbem.web.error_page.TITLES`.
 
-The move links (/m/<token>, `pbem.web.player`) carry a seat token inside and open the seat
-with the same loaders (`load_seat`, `lock_seat`).
+The move links (/m/<token>, `pbem.web.player`: a move token, not a seat's, so not nested here)
+carry a seat token inside: they open the seat with the same loaders (`load_seat`, `lock_seat`)
+through `opened_by_move_link`, and their blueprint has the same error handler (`handle_refusals`).
 """
 from __future__ import annotations
 
@@ -37,8 +38,9 @@ from pbem.web.limited import limit_page
 
 bp = Blueprint("seat", __name__, url_prefix="/g/<token>")
 
-# The error page's area (`pbem.web.error_page.TITLES`) of each nested blueprint.
-AREAS = {"seat.player": "move", "seat.talk": "talk", "seat.prefs": "prefs", "seat.seat_actions": "seat"}
+# The error page's area (`pbem.web.error_page.TITLES`) of each nested blueprint (and the move links').
+AREAS = {"player": "move", "seat.player": "move", "seat.talk": "talk", "seat.prefs": "prefs",
+         "seat.seat_actions": "seat"}
 
 
 def link_message(exc: links.LinkError) -> str:
@@ -104,24 +106,38 @@ def _verify() -> None:
     log_context(game_id=g.seat_link.game_id)
 
 
-def _opened(seated: SeatedGame) -> SeatedGame:
+def _opened(seated: SeatedGame, game_url: str) -> SeatedGame:
+    """The seat speaks its language for the rest of the request; a refusal from now on offers
+    its game page (`game_url`)."""
     use_seat_language(seated.seat)
     g.seat = seated
+    g.game_url = game_url
     return seated
+
+
+def opened_by_move_link(seated: SeatedGame) -> SeatedGame:
+    """The seat of a move link (/m/<token>), opened like a seat's page: its language, and its game
+    page (signed anew: a move link holds no seat token) as the way on from a refusal."""
+    return _opened(seated, signed_page_url(seated.seat))
+
+
+def signed_page_url(seat: Seat) -> str:
+    """The seat's current game page, signed for its nonce now."""
+    return "/g/" + links.sign_seat(config(), seat.game_id, seat.position, seat.link_nonce)
 
 
 @contextmanager
 def reading() -> Iterator[tuple[Session, SeatedGame]]:
     """The seat of the request's token, read, in a read-only transaction."""
     with read_scope(db()) as session:
-        yield session, _opened(load_seat(session, g.seat_link))
+        yield session, _opened(load_seat(session, g.seat_link), page_url())
 
 
 @contextmanager
 def changing() -> Iterator[tuple[Session, SeatedGame]]:
     """The seat of the request's token, locked with its game, in the transaction of a change."""
     with session_scope(db()) as session:
-        yield session, _opened(lock_seat(session, g.seat_link))
+        yield session, _opened(lock_seat(session, g.seat_link), page_url())
 
 
 def token() -> str:
@@ -141,18 +157,38 @@ def page_url() -> str:
 
 
 def _refused(exc: Exception) -> Any:
-    """The one error page of a request under /g/<token>: a link that does not work (no way on:
-    it proved nothing), or a refusal of the domain (on to the game page, when the seat's page
-    shows one)."""
+    """The one error page of a request under /g/<token> or /m/<token>: a link that does not work
+    (no way on: it proved nothing, unless an expired move link's signature proved whose seat it
+    was), or a refusal of the domain (on to the game page, once the seat was opened and when the
+    seat's page shows one)."""
     if isinstance(exc, LimitReached):
         return limit_page(exc)
     area = AREAS.get(request.blueprint or "", "seat")
     if isinstance(exc, links.LinkError):
-        return error_page(area, exc.text(), exc.status)
+        return error_page(area, exc.text(), exc.status, game_url=_proven_page(exc))
     assert isinstance(exc, errors.GameError)
-    opened = "seat" in g and area != "prefs"
-    return error_page(area, exc.text(), exc.status, game_url=page_url() if opened else None)
+    opened = "game_url" in g and area != "prefs"
+    return error_page(area, exc.text(), exc.status, game_url=g.game_url if opened else None)
 
 
-for _kind in (links.LinkError, errors.GameError, LimitReached):
-    bp.register_error_handler(_kind, _refused)
+def _proven_page(exc: links.LinkError) -> str | None:
+    """The current game page of the seat a refused link's signature proved (an expired move
+    link), in the seat's language; None when it proved none, or the seat is gone or revoked."""
+    if exc.seat is None:
+        return None
+    with read_scope(db()) as session:
+        try:
+            seated = load_seat(session, exc.seat)
+        except links.LinkError:
+            return None
+        use_seat_language(seated.seat)
+        return signed_page_url(seated.seat)
+
+
+def handle_refusals(blueprint: Blueprint) -> None:
+    """`blueprint`'s refusals (a link's, the domain's, a limit) shown by the one error page."""
+    for kind in (links.LinkError, errors.GameError, LimitReached):
+        blueprint.register_error_handler(kind, _refused)
+
+
+handle_refusals(bp)

@@ -94,6 +94,33 @@ def test_a_seats_problem_is_named_as_each_entry_names_it():
     assert line.refusal.text("en").removeprefix("Line 2: ") == problem.refusal.text("en").removeprefix("Seat 2 (Bob): ")
 
 
+@pytest.mark.parametrize("your_name, your_email, lines, problem", [
+    ("Ann", "ann@example.com", ["Ann Again <ANN@example.com>"],
+     ("players", 0, "Line 1: ann@example.com is already playing in this game.")),
+    ("Ann", "ann@example.com", ["ann@example.com"],  # the same person: not also the same name
+     ("players", 0, "Line 1: ann@example.com is already playing in this game.")),
+    ("Ann", "ann@example.com", ["bot:greedy", "Ann <ann2@example.com>"],
+     ("players", 1, "Line 2: Two players are called 'Ann': give them different names.")),
+    ("", "ann@example.com", ["bot:greedy"], ("your_name", None, "Write your name as the other players will see it.")),
+    ("Ann", " ", ["bot:greedy"], ("your_email", None, "Write your email address, like ann@example.com.")),
+    ("Ann", "ann@example.com", ["bot:greedy"] * 5,
+     ("players", None, "Korsar is played by 2 to 5 players alone (4, 6 or 8 in teams); with you, you have 6.")),
+])
+def test_the_new_forms_problems_come_from_the_one_setup_pass_on_its_fields_and_lines(
+        your_name, your_email, lines, problem):
+    with pytest.raises(setup.SetupError) as refused:
+        setup.check_form(your_name, your_email, lines, setup.GameSettings())
+    assert [(p.field, p.seat, p.refusal.text("en")) for p in refused.value.problems] == [problem]
+
+
+def test_the_new_form_returns_its_setup_normalised_by_the_same_pass():
+    checked = setup.check_form(" Ann ", "Ann@Example.COM", ["bot:greedy", "bot:greedy"],
+                               setup.GameSettings(reminders="85,50"))
+    assert [(s.name, s.email) for s in checked.specs] == [("Ann", "ann@example.com"), ("Greedy bot", None),
+                                                          ("Greedy bot 2", None)]
+    assert checked.settings.reminders == "50,85"
+
+
 def test_a_seats_problem_is_worded_whole_in_the_readers_language():
     """The seat's naming and the problem inside it, both in the reader's language (pass once the
     catalogs hold the setup's sentences)."""

@@ -61,3 +61,38 @@ def test_a_token_that_does_not_work_gets_the_one_error_page_on_every_seat_route(
         assert f'data-status="{status}"' in html and sentence in html, (method, path)
         assert "Nothing was changed." in html, (method, path)
     assert seats(app, game_id)[0].link_nonce == nonce
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+@pytest.mark.parametrize("kind", ["tampered", "revoked", "gone"])
+def test_a_move_link_that_does_not_work_gets_the_entrys_one_error_page_without_a_way_in(app, client, kind,
+                                                                                        method) -> None:
+    cfg = cfg_of(app)
+    game_id = start_game(app, [ANN, BOB], seed=3)
+    nonce = seats(app, game_id)[0].link_nonce
+    token = {
+        "tampered": links.sign_move(cfg, game_id, 0, nonce, 0, {"action": "draw"})[:-2] + "zz",
+        "revoked": links.sign_move(cfg, game_id, 0, "an-older-nonce", 0, {"action": "draw"}),
+        "gone": links.sign_move(cfg, game_id + 1000, 0, nonce, 0, {"action": "draw"}),
+    }[kind]
+    status, sentence = {
+        "tampered": (400, "This link is damaged or was not made by us."),
+        "revoked": (403, "This link has been replaced by a newer one"),
+        "gone": (404, "This game does not exist any more."),
+    }[kind]
+    code, html, templates = _rendered(app, client, f"/m/{token}", method)
+    assert (code, templates) == (status, ["error.html"])
+    assert f'data-status="{status}"' in html and sentence in html and "Nothing was changed." in html
+    assert 'href="/g/' not in html  # it proved nothing: no way in
+    assert seats(app, game_id)[0].link_nonce == nonce
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_a_refused_move_gets_the_entrys_one_error_page_with_the_way_to_the_game_page(app, client, method) -> None:
+    cfg = cfg_of(app)
+    game_id = start_game(app, [ANN, BOB], seed=3)
+    seat = seats(app, game_id)[0]
+    token = links.sign_move(cfg, game_id, seat.position, seat.link_nonce, 99, {"action": "draw"})  # an old version
+    code, html, templates = _rendered(app, client, f"/m/{token}", method)
+    assert (code, templates) == (409, ["error.html"])
+    assert "Open your game page" in html and 'href="/g/' in html
