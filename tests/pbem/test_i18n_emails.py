@@ -164,6 +164,16 @@ def test_every_turn_email_says_you_can_reply_with_the_move_number_or_click(app, 
         assert heading in html_lib.unescape(turn.html_body)
 
 
+def test_an_unknown_side_is_lower_case_in_the_catalog_and_opens_its_sentence_with_a_capital():
+    view = {"seat": 0, "players": ["Ann", "Bob", "Cid"], "partner": None, "team_of": None, "hand": ["G1"],
+            "table": [{"id": 1, "owner": 1, "value": 4, "leader": None,
+                       "sides": [{"side": 1, "strength": 3, "lead_seat": 1},
+                                 {"side": 2, "strength": 3, "lead_seat": 2}]}]}
+    with i18n.using("en"):
+        text = words.outcome_text(view, {"action": "play", "card": "G1", "target": 1})  # type: ignore[arg-type]
+    assert text == "Another side will still be stronger on ship 1 (3 against your 1)."
+
+
 def _game(app, game_id: int):
     from pbem.models import Game
     with session_scope(db_of(app)) as session:
