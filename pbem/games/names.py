@@ -31,6 +31,45 @@ HIDDEN_IN_NAME = lazy("A name may not hold invisible characters, such as zero-wi
                       "direction marks: type it again by hand.")
 
 
+_ZWJ = "\u200d"
+_REGIONAL = range(0x1F1E6, 0x1F200)  # flag letters: a flag is two of them
+
+
+def _extends(char: str) -> bool:
+    """Does `char` belong to the character before it (a combining accent, a variation selector,
+    a skin tone, a flag's tag, a joiner)?"""
+    code = ord(char)
+    return (unicodedata.category(char) in ("Mn", "Me", "Mc") or char == _ZWJ or 0xFE00 <= code <= 0xFE0F
+            or 0x1F3FB <= code <= 0x1F3FF or 0xE0020 <= code <= 0xE007F or 0xE0100 <= code <= 0xE01EF)
+
+
+def graphemes(text: str) -> list[str]:
+    """The characters a reader sees (Unicode's extended grapheme clusters, for the sequences
+    names hold): "é" typed as e and an accent is one, the pirate flag (four code points) is one,
+    a flag of two regional letters is one. No library for it is installed (no `regex`, no
+    `grapheme`): this covers accents, emoji sequences and flags, which is what names hold."""
+    out: list[str] = []
+    for char in text:
+        joined = bool(out) and (_extends(char) or out[-1].endswith(_ZWJ)
+                                or (ord(char) in _REGIONAL and len(out[-1]) == 1 and ord(out[-1]) in _REGIONAL))
+        if joined:
+            out[-1] += char
+        else:
+            out.append(char)
+    return out
+
+
+def shortened(text: str, limit: int) -> str:
+    """`text` as echoed back: whole if it has at most `limit` visible characters, else cut at
+    the last space before the limit (never inside a word or an emoji sequence) with "…"."""
+    chars = graphemes(text)
+    if len(chars) <= limit:
+        return text
+    kept = chars[:limit - 1]
+    space = max((i for i, c in enumerate(kept) if c.isspace()), default=0)
+    return "".join(kept[:space] if space else kept).rstrip() + "…"
+
+
 def hides_characters(name: str) -> bool:
     """Does `name` hold a character nobody sees (an invisible space, a stray joiner, a bidi control)?"""
     return bool(BIDI_CONTROLS.search(name) or _INVISIBLE_IN_NAMES.search(name) or _STRAY_JOINER.search(name))
@@ -59,7 +98,7 @@ def _check_text_name(name: str, what: str, limit: int) -> str:
         raise GameError(f"{what}control")
     if _INVISIBLE_IN_NAMES.search(name) or _STRAY_JOINER.search(name):
         raise GameError(f"{what}invisible")
-    if len(name) > limit:
+    if len(graphemes(name)) > limit:  # what the reader sees: the pirate flag is one character
         raise GameError(f"{what}too_long", {"limit": limit})
     return name
 

@@ -21,8 +21,8 @@ import engine.bots
 from pbem.addresses import NOT_AN_ADDRESS, AddressRefused, canonical_key, check_address
 from pbem.games.errors import GameError, declare_refusals
 from pbem.games.settings import (DEFAULT_SETTINGS, GameSettings, SettingsProblem, checked_settings, reminder_ladder)
-from pbem.games.names import (HIDDEN_IN_NAME, MAX_NAME_LENGTH, NOT_IN_NAMES, check_name,
-                              hides_characters)
+from pbem.games.names import (HIDDEN_IN_NAME, MAX_NAME_LENGTH, NOT_IN_NAMES, check_name, graphemes,
+                              hides_characters, shortened)
 from pbem.i18n import LANGUAGES
 from pbem.i18n import lazy
 from pbem.mail.suppression import suppressed_among
@@ -190,6 +190,7 @@ class GameSetup:
         return reminder_ladder(self.settings.reminders)
 
 
+_SHOWN_LINE = 60  # visible characters of a typed line echoed in a refusal
 SEAT, LINE = "seat", "line"  # how an entry names where a problem is: "Seat 2 (Bob): ...", "Line 2: ..."
 
 
@@ -203,7 +204,8 @@ def named(problem: SetupProblem, players: Sequence[SeatSpec], naming: str = SEAT
     if naming == LINE:
         return replace(problem, refusal=GameError("at_line", {"seat": number, "problem": problem.refusal}))
     name = unicodedata.normalize("NFC", players[problem.seat].name).strip() if problem.seat < len(players) else ""
-    if name and len(name) <= MAX_NAME_LENGTH and not NOT_IN_NAMES.search(name) and not hides_characters(name):
+    shown = len(graphemes(name)) <= MAX_NAME_LENGTH and not NOT_IN_NAMES.search(name) and not hides_characters(name)
+    if name and shown:
         return replace(problem, refusal=GameError("at_named_seat", {"seat": number, "name": name,
                                                                      "problem": problem.refusal}))
     return replace(problem, refusal=GameError("at_seat", {"seat": number, "problem": problem.refusal}))
@@ -367,8 +369,11 @@ def _form_setup(your_name: str, your_email: str, lines: list[str], settings: Gam
         except BadAddress as exc:
             problems.append(SetupProblem(exc, "players", index))
             continue
-        except GameError:
-            problems.append(SetupProblem(_line_problem(line), "players", index))
+        except GameError as exc:
+            if exc.code.startswith("name_"):  # a player written right whose name is refused: say why
+                problems.append(named(SetupProblem(exc, "players", index), (), LINE))
+            else:
+                problems.append(SetupProblem(_line_problem(line), "players", index))
             continue
         specs.append(replace(spec, email=spec.email.lower()) if spec.email else spec)
         line_of_seat.append(index)
@@ -409,6 +414,6 @@ def _name_problem(text: str) -> GameError:
 
 def _line_problem(line: str) -> GameError:
     if line.lower().startswith("bot:"):
-        return GameError("form_no_such_bot", {"line": line[:60],
+        return GameError("form_no_such_bot", {"line": shortened(line, _SHOWN_LINE),
                                               "bots": ", ".join(f"bot:{name}" for name in engine.bots.BOTS)})
-    return GameError("form_not_a_player", {"line": line[:60]})
+    return GameError("form_not_a_player", {"line": shortened(line, _SHOWN_LINE)})

@@ -222,7 +222,7 @@ def outcome_text(view: PlayerView, move: dict[str, Any]) -> str | None:
 
     def side_name(side: int | None) -> str:
         return together([players[s] for s in side_seats(view, side)]) if side is not None \
-            else _("Another side")
+            else _("another side")  # inside a sentence: lower case
 
     ship = next(s for s in view["table"] if s["id"] == o.ship)
     if o.code == "lead":
@@ -240,7 +240,7 @@ def outcome_text(view: PlayerView, move: dict[str, Any]) -> str | None:
                  the_card=first_upper(card_in_text(ship["leader"]["card"])),  # type: ignore[index]
                  of_side=of(side_name(o.leader_side)), ship=o.ship, strength=o.strength)
     return _("%(side)s will still be stronger on ship %(ship)s (%(against)s against your "
-             "%(strength)s).", side=side_name(o.leader_side), ship=o.ship, against=o.against,
+             "%(strength)s).", side=first_upper(side_name(o.leader_side)), ship=o.ship, against=o.against,
              strength=o.strength)
 
 

@@ -97,6 +97,12 @@ def test_every_email_template_renders_with_sample_data(app):
         assert not re.search(r'src="http', html)
 
 
+def test_a_ship_on_the_table_is_named_by_its_gold_not_by_its_card_name_again(app):
+    text = render_email("turn", "ann@example.com", _mid_game_context(app)).text_body
+    assert "Ship 1 (5 gold), owner you" in text
+    assert not re.search(r"Ship \d+: Merchant ship", text)
+
+
 def test_the_turn_email_shows_hand_table_piles_news_and_one_link_per_legal_move(app):
     context = _mid_game_context(app)
     email = render_email("turn", "ann@example.com", context)
@@ -105,7 +111,7 @@ def test_the_turn_email_shows_hand_table_piles_news_and_one_link_per_legal_move(
     assert "YOUR HAND" in text and "HAND OF YOUR PARTNER, Bob" in text
     for card in board["hand"]:
         assert f"  - {card.name}" in text
-    assert "Ship 1: Merchant ship (5 gold), owner you" in text
+    assert "Ship 1 (5 gold), owner you" in text
     assert "Cid and Dan: Green, strength 3 (strongest) - Green 3" in text
     assert "SINCE YOUR LAST TURN" in text and "Cid played Green 3 on your ship 1 (5 gold)." in text
     assert f"Draw pile: {board['draw_pile']} cards." in text
@@ -209,7 +215,7 @@ def test_the_turn_email_shows_battles_holds_and_captains_in_words(app):
             service.apply_game_move(s, cfg_of(app), game_id, pos, move)
     deliver(app)  # turn emails are written when they are sent
     bob = outbox(app, to_addr="bob@example.com", kind="turn")[-1].text_body
-    assert "Ship 1: Merchant ship (5 gold), owner Ann" in bob
+    assert "Ship 1 (5 gold), owner Ann" in bob
     assert "You: Blue, strength 3 (strongest) - Blue 3" in bob
     assert "Ann: Green, strength 1 - Green 1" in bob
     assert "On hold until Ann's next turn." in bob

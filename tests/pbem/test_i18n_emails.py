@@ -141,6 +141,39 @@ def test_the_vietnamese_turn_email_reads_in_the_clients_words(app, smtp_server):
         assert f"Đặt Tàu Buôn của bạn ({code[1:]} vàng)" in turn.text_body
 
 
+REPLY_HINT = {
+    "en": ("YOUR MOVES (reply to this email with the number of your move, or open its link)",
+           "Your moves: reply with a number, or click one"),
+    "fr": ("VOS COUPS (répondez à cet e\u2011mail avec le numéro de votre coup, ou ouvrez son lien)",
+           "Vos coups\u00a0: répondez avec un numéro, ou cliquez sur celui de votre choix"),
+    "vi": ("CÁC NƯỚC ĐI CỦA BẠN (trả lời email này bằng số của nước đi, hoặc mở liên kết của nước đó)",
+           "Các nước đi của bạn: trả lời bằng số của nước đi, hoặc bấm vào một nước"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(REPLY_HINT))
+def test_every_turn_email_says_you_can_reply_with_the_move_number_or_click(app, smtp_server, language):
+    game_id = start_game(app, [f"Thảo <thao@example.com> [{language}]", f"Minh <minh@example.com> [{language}]"],
+                         seed=3)
+    deliver(app)
+    turns = [r for r in outbox(app, game_id) if r.kind == "turn"]
+    text, heading = REPLY_HINT[language]
+    assert turns
+    for turn in turns:
+        assert text in turn.text_body
+        assert heading in html_lib.unescape(turn.html_body)
+
+
+def test_an_unknown_side_is_lower_case_in_the_catalog_and_opens_its_sentence_with_a_capital():
+    view = {"seat": 0, "players": ["Ann", "Bob", "Cid"], "partner": None, "team_of": None, "hand": ["G1"],
+            "table": [{"id": 1, "owner": 1, "value": 4, "leader": None,
+                       "sides": [{"side": 1, "strength": 3, "lead_seat": 1},
+                                 {"side": 2, "strength": 3, "lead_seat": 2}]}]}
+    with i18n.using("en"):
+        text = words.outcome_text(view, {"action": "play", "card": "G1", "target": 1})  # type: ignore[arg-type]
+    assert text == "Another side will still be stronger on ship 1 (3 against your 1)."
+
+
 def _game(app, game_id: int):
     from pbem.models import Game
     with session_scope(db_of(app)) as session:

@@ -131,6 +131,26 @@ def test_a_ship_and_a_number_is_never_the_ship_of_that_number_nor_sent_to_the_ru
 
 
 @pytest.mark.parametrize("lang, line, number", [
+    ("fr", "jouer le vaisseau 3", 3), ("fr", "vaisseau 5", 5), ("vi", "tàu 2", 2), ("vi", "lá 3", 3),
+    ("fr", "poser mon vaisseau 3", 3), ("fr", "Poser votre vaisseau (3 pièces d'or)", 3), ("en", "ship 4", 4),
+])
+def test_a_ship_or_card_word_beside_a_number_never_makes_it_a_move_number(lang, line, number):
+    """The players' review: "jouer le vaisseau 3" played move 3, an attack she never meant."""
+    move = read(line, lang).move
+    assert move is None or move == {"action": "play", "card": f"M{number}"}  # a merchant of that gold at most
+
+
+@pytest.mark.parametrize("lang, line, number", [
+    ("fr", "Je pioche une carte, merci !", 1), ("vi", "Mình rút bài nhé", 1), ("vi", "tôi rút bài nhé", 1),
+    ("vi", "rút 1 lá", 1), ("fr", "poser mon vaisseau 5, merci", 2), ("fr", "je pioche svp", 1),
+    ("vi", "bốc bài nha", 1), ("fr", "Poser votre vaisseau (5 or)", 2),
+    ("fr", "Poser votre vaisseau (5 pièces d'or)", 2),
+])
+def test_courtesy_on_a_command_line_and_our_labels_old_and_new_leave_it_the_move(lang, line, number):
+    assert played(read(line, lang)) == number
+
+
+@pytest.mark.parametrize("lang, line, number", [
     ("en", "admiral on my ship", 8), ("fr", "amiral sur mon vaisseau, merci", 8),
     ("vi", "đánh đô đốc lên tàu của tôi", 8), ("en", "defend my ship with blue 1", 5),
     ("fr", "je défends mon vaisseau avec le bleu 1", 5), ("vi", "bảo vệ tàu của mình bằng xanh dương 1", 5),

@@ -67,6 +67,39 @@ def test_the_new_game_form_says_a_name_holds_invisible_characters(client):
     assert "A name may not hold invisible characters" in response.get_data(as_text=True)
 
 
+NEW_FORM = {"your_name": "Ann", "your_email": "ann@example.com", "deadline_hours": "72", "reminders": "50,85",
+            "on_timeout": "autoplay"}
+
+
+@pytest.mark.parametrize("friend", ["Marie-Élisabeth de La Rochefoucauld-Dûpon <mar@example.org>",
+                                    f"{PIRATE_FLAG * 41} <zwj@example.org>"], ids=["41-letters", "41-pirate-flags"])
+def test_new_refuses_a_too_long_friend_name_with_the_length_reason(client, friend):
+    page = client.post("/new", data={**NEW_FORM, "players": friend}).get_data(as_text=True)
+    assert "Line 1: A player name may have at most 40 characters." in page
+    assert "write a player as" not in page
+
+
+@pytest.mark.parametrize("name, seen", [(PIRATE_FLAG * 11, 11), (FAMILY, 1), ("E\u0301lodie", 6),
+                                        ("\U0001F1EB\U0001F1F7\U0001F1FB\U0001F1F3", 2), ("Zoë", 3)])
+def test_a_name_is_counted_in_the_characters_a_reader_sees(name, seen):
+    assert len(names.graphemes(name)) == seen
+
+
+def test_forty_pirate_flags_are_a_name_of_forty_characters():
+    assert names.check_name(PIRATE_FLAG * 40) == PIRATE_FLAG * 40
+
+
+@pytest.mark.parametrize("line, kept", [
+    (f"{PIRATE_FLAG * 70} zwj@example.org", PIRATE_FLAG * 59),  # no space: cut between two flags
+    ("Marie Élisabeth de La Rochefoucauld Dûpont Montmorency, marie at example",
+     "Marie Élisabeth de La Rochefoucauld Dûpont Montmorency,"),  # cut at the last space
+])
+def test_an_echoed_line_is_never_cut_inside_a_word_or_an_emoji_sequence(client, line, kept):
+    page = client.post("/new", data={**NEW_FORM, "players": line}).get_data(as_text=True)
+    assert f"{kept}…" in page
+    assert names.shortened(line, 60) == f"{kept}…"
+
+
 @pytest.fixture
 def team_game(app):
     return start_game(app, [ANN, BOB, "Cid <cid@example.com>", "Dan <dan@example.com>"], teams=True, seed=5)

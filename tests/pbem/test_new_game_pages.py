@@ -209,6 +209,15 @@ def test_a_declined_seat_is_replaced_by_a_bot_and_the_game_starts(app, client):
     assert only_proposal(app).status == "started"
 
 
+def test_once_someone_declined_the_proposal_page_says_so_before_its_state(app, client):
+    proposal = invited(app, client)
+    client.post(decline_path(app, "bob@example.com"))
+    page = text_of(client.get(manage_path(app, proposal)))
+    declined = page.index("Some friends will not play.")
+    assert declined < page.index("Invitations sent: the game starts when everybody has accepted.")
+    assert "it is the one from your confirmation email" in page  # a game set up at /new
+
+
 def test_a_bad_replacement_friend_shows_beside_the_form_and_changes_nothing(app, client):
     proposal = invited(app, client)
     client.post(decline_path(app, "bob@example.com"))

@@ -155,6 +155,13 @@ def test_a_rematch_invites_the_other_humans_again_and_opens_the_creators_page(ap
     assert [m.to_addr for m in new] == ["bob@example.com"]  # one invitation, nothing else
 
 
+def test_a_rematchs_page_does_not_send_you_to_a_confirmation_email_it_never_had(app, client, finished):
+    response = client.post(seat_path(app, finished, 0) + "/rematch")
+    page = client.get(response.headers["Location"].removeprefix("http://korsar.test")).get_data(as_text=True)
+    assert "confirmation email" in page and "a rematch sends no confirmation email" in page
+    assert "it is the one from your confirmation email" not in page
+
+
 def test_a_rematch_of_a_game_under_way_is_409(app, client, running):
     assert client.get(seat_path(app, running, 0) + "/rematch").status_code == 409
     response = client.post(seat_path(app, running, 0) + "/rematch")
