@@ -60,7 +60,7 @@ def move_path(app, game_id: int, position: int, move: dict) -> str:
 @pytest.mark.parametrize("code, played, state", [
     ("en", "Move played · ", "waiting for Bob"),
     ("fr", "Coup joué · ", "Bob doit jouer"),
-    ("vi", "Lượt đi đã được ghi nhận · ", "đang chờ Bob đi"),
+    ("vi", "Đã đi nước · ", "đang chờ Bob đi"),
 ])
 def test_a_played_move_is_said_first_in_the_game_pages_title(app, client, code, played, state):
     game_id = start_game(app, [f"Ann <ann@example.com> [{code}]", "Bob <bob@example.com>"], seed=7,
@@ -68,11 +68,12 @@ def test_a_played_move_is_said_first_in_the_game_pages_title(app, client, code, 
     before = client.get(seat_page(app, game_id, 0)).text
     assert title(before).startswith("Port Royal") and not title(before).startswith(played)
     response = client.post(move_path(app, game_id, 0, {"action": "draw"}), follow_redirects=True)
-    assert title(response.text) == f"{played}Port Royal{' :' if code == 'fr' else ':'} {state}"
+    colon = "\u00a0:" if code == "fr" else ":"
+    assert title(response.text) == f"{played}Port Royal{colon} {state}"
 
 
 @pytest.mark.parametrize("code, error", [("en", "Error: Start a game of Korsar"),
-                                         ("fr", "Erreur : Lancer une partie de Korsar"),
+                                         ("fr", "Erreur\u00a0: Lancer une partie de Korsar"),
                                          ("vi", "Lỗi: Bắt đầu một ván Korsar")])
 def test_a_refused_new_game_form_says_error_in_its_title(client, code, error):
     assert "Error" not in title(client.get(f"/new?lang={code}").text)

@@ -170,11 +170,12 @@ def test_the_game_over_email_and_page_show_the_breakdown(app, client):
     text, page = email.text_body, _page(app, client, game_id, 0)
     for body in (text, email.html_body, page):
         assert re.search(r"You (came|shared) (1st|2nd)", body)
-    for seat, name in enumerate(["You", "Bob"]):
+    for seat in (0, 1):  # You, Bob
         left = sorted((int(c[1:]) for c in hands[seat] if c[0] == "M"), reverse=True)
         if left:
             assert f"left in hand: {' + '.join(map(str, left))}: -{sum(left)}" in text
-        assert f"{name}: {engine.scores(state)[seat]} gold" in text
+        # the one score block: each side's score in the final breakdown (no second list of gold)
+        assert f"score: {engine.scores(state)[seat]}" in text
 
 
 # ---------------------------------------------------------------- 4. why a move is missing
@@ -226,7 +227,7 @@ def test_the_email_table_is_drawn_with_inline_styles_only(app, team_game):
     ship = str(BeautifulSoup(html, "lxml").find("table", attrs={"data-ship": "1"}))
     assert "Ship 1" in ship and ">5<" in ship and "Your" in ship  # card: number, gold, owner
     green = CARD_STYLE["green"][0]
-    assert "Carol &amp; Dave" in ship and f"border-color:{green}" in ship and "border-left-width:6px" in ship
+    assert "Carol and Dave" in ship and f"border-color:{green}" in ship and "border-left-width:6px" in ship
     assert "would take it now" in ship and "background:#fff3c4" in ship
 
 

@@ -126,7 +126,7 @@ def test_a_seats_problem_is_worded_whole_in_the_readers_language():
     catalogs hold the setup's sentences)."""
     (problem,) = setup.setup_problems([SeatSpec("Ann", "ann@example.com"), SeatSpec("B" * 41, "bob@example.com")])
     assert problem.refusal.text("en") == "Seat 2: A player name may have at most 40 characters."
-    assert problem.refusal.text("fr") == "Place 2 : Le nom d'un joueur compte au plus 40 caractères."
+    assert problem.refusal.text("fr") == "Place 2\u00a0: Le nom d'un joueur compte au plus 40 caractères."
 
 
 def test_check_setup_returns_what_it_checked_normalised_in_the_same_pass():

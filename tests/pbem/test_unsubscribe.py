@@ -144,7 +144,7 @@ def test_list_unsubscribe_reaches_the_smtp_server_raw_on_one_line(app, smtp_serv
 # The emails about a game being set up (pbem/letters/invitations.py): no seat yet, so their
 # one-click link is the address's "never email me again".
 SETUP_KINDS = {"confirm_game", "invitation", "invitation_declined", "invitations_expired",
-               "proposal_cancelled", "my_games_link"}
+               "proposal_cancelled", "my_games_link", "invitation_bounced"}
 
 
 def _queue_every_setup_email(session, cfg) -> None:  # type: ignore[no-untyped-def]
@@ -167,6 +167,7 @@ def _queue_every_setup_email(session, cfg) -> None:  # type: ignore[no-untyped-d
     letters.queue_invitation(session, cfg, proposal, rows[1], rows)
     letters.queue_declined(session, cfg, proposal, rows[1], rows)
     letters.queue_expired(session, cfg, proposal, [rows[1]], rows)
+    letters.queue_bounced(session, cfg, proposal, rows[1], rows)
     letters.queue_proposal_cancelled(session, cfg, proposal, rows[1], rows)
     enqueue(session, cfg, letters.my_games_link_email(cfg, "bob@example.com", "en"))  # as the worker writes it
 
