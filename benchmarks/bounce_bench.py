@@ -18,14 +18,13 @@ import tempfile
 import threading
 import time
 from email.utils import make_msgid
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, insert
 from sqlmodel import select
 
 from benchmarks.common import ROOT, free_port, scratch_database
-from benchmarks.inbound_bench import _wait
+from benchmarks.inbound_bench import _wait, inbound_process
 from pbem.config import Config
 from pbem.db import make_engine, session_scope
 from pbem.mail.verp import bounce_address
@@ -70,12 +69,7 @@ def run(kind: str, clients: int, count: int) -> dict[str, Any]:
         work = [(f"Message-ID: {make_msgid(domain='bench.test')}\r\n".encode() + raw, bounce_address(cfg, row))
                 for (raw, _), row in zip(chosen, ids)]
         port = free_port()
-        env = {**os.environ, "DATABASE_URL": url, "SECRET_KEY": SECRET, "KORSAR_ENV": "production",
-               "BASE_URL": "http://127.0.0.1", "MAIL_FROM": MAIL_FROM, "INBOUND_PORT": str(port),
-               "IMAP_URL": "", "DEV_INBOX": "0",
-               "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"}
-        command = next(line.split(":", 1)[1].strip() for line in (ROOT / "Procfile").read_text().splitlines()
-                       if line.startswith("inbound:"))
+        command, env = inbound_process(url, SECRET, MAIL_FROM, port)
         errors: list[str] = []
         with tempfile.TemporaryFile() as log:
             proc = subprocess.Popen(["/bin/sh", "-c", f"exec {command}"], cwd=ROOT, env=env, stdout=log,

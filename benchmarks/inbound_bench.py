@@ -48,6 +48,18 @@ from pbem.migrations import upgrade_database
 from pbem.models import Game, OutboxMessage, Seat
 
 SECRET = "bench-kU4pXw9RzT2mQe7LcV0nYh3JdA6sGb8F"
+
+
+def inbound_process(url: str, secret: str, mail_from: str, port: int) -> tuple[str, dict[str, str]]:
+    """The Procfile's `inbound:` command and its environment: production settings on `url`,
+    listening on `port` of 127.0.0.1, no IMAP, no dev inbox."""
+    env = {**os.environ, "DATABASE_URL": url, "SECRET_KEY": secret, "KORSAR_ENV": "production",
+           "BASE_URL": "http://127.0.0.1", "MAIL_FROM": mail_from, "INBOUND_PORT": str(port),
+           "IMAP_URL": "", "DEV_INBOX": "0",
+           "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"}
+    command = next(line.split(":", 1)[1].strip() for line in (ROOT / "Procfile").read_text().splitlines()
+                   if line.startswith("inbound:"))
+    return command, env
 MAIL_FROM = "Korsar <korsar@bench.test>"
 QUOTE = "\n".join(f"> line {i} of the turn email we answer, quoted by the mail client" for i in range(40))
 
@@ -206,12 +218,7 @@ def run(kind: str, clients: int, seconds: float, rate: float, games: int) -> dic
         fast = make_games(url, cfg, games)
         slow = make_games(url, cfg, games)
         port = free_port()
-        env = {**os.environ, "DATABASE_URL": url, "SECRET_KEY": SECRET, "KORSAR_ENV": "production",
-               "BASE_URL": "http://127.0.0.1", "MAIL_FROM": MAIL_FROM, "INBOUND_PORT": str(port),
-               "IMAP_URL": "", "DEV_INBOX": "0",
-               "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"}
-        command = next(line.split(":", 1)[1].strip() for line in (ROOT / "Procfile").read_text().splitlines()
-                       if line.startswith("inbound:"))
+        command, env = inbound_process(url, SECRET, MAIL_FROM, port)
         with tempfile.TemporaryFile() as log:
             proc = subprocess.Popen(["/bin/sh", "-c", f"exec {command}"], cwd=ROOT, env=env, stdout=log,
                                     stderr=subprocess.STDOUT)
