@@ -8,11 +8,12 @@ Every bounce is a `Bounce` row (pbem/models_mail.py): the temporary ones are cou
 and the one that made an address undeliverable carries the mark until it is cleared."""
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Connection, func, update
+from sqlalchemy import Connection, func, text, update
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
@@ -81,6 +82,7 @@ def record(session: Session, email: str, kind: str, reason: str, *, outbox_id: i
     now = now or utcnow()
     email = email.strip().lower()
     key = canonical_key(email)
+    _serialise(session, key)
     already = bool(session.exec(_marked([key])).first())
     permanent = kind in (BounceKind.PERMANENT, BounceKind.RELAY)
     if kind == BounceKind.TEMPORARY and not already:
@@ -99,6 +101,18 @@ def record(session: Session, email: str, kind: str, reason: str, *, outbox_id: i
 
 def _last_cleared(session: Session, key: str) -> datetime | None:
     return session.exec(select(func.max(Bounce.cleared_at)).where(Bounce.key == key)).one()
+
+
+# The namespace of the two-key advisory lock of a mailbox's bounces (pbem/auth.py holds others).
+_BOUNCE_LOCK = 0x4B4C0003
+
+
+def _serialise(session: Session, key: str) -> None:
+    """Two bounces of one mailbox (its emails' DSNs arrive together) take turns, so it is marked
+    once (PostgreSQL: a transaction lock; SQLite writes one transaction at a time already)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:ns, :k)"),
+                        {"ns": _BOUNCE_LOCK, "k": zlib.crc32(key.encode()) - 2**31})
 
 
 def clear(session: Session, email: str, *, now: datetime | None = None) -> bool:
