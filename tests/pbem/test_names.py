@@ -8,20 +8,19 @@ The French and Vietnamese expectations pass once the catalogs hold
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 
 import pytest
+from test_seat_actions import play_to_the_end
 from game_helpers import cfg_of, db_of, deliver, game_row, html_part, outbox, seats, start_game, text_part
 from sqlmodel import Session, select
 
 from pbem import i18n, links
 from pbem.db import session_scope
-from pbem.games import bots, invitations, my_games, proposals, service
+from pbem.games import invitations, my_games, proposals, service
 from pbem.games.seated import SeatedGame
 from pbem.games.settings import read_settings
-from pbem import store
 from pbem.mail.mime import build_message
-from pbem.models import AddressPreference, Game, GameStatus, Invitation, Proposal, Seat, SeatKind, utcnow
+from pbem.models import AddressPreference, Game, Invitation, Proposal, Seat, SeatKind, utcnow
 from pbem.present.names import NamedSeat, reader_names
 from pbem.web import talk as talk_web
 
@@ -50,21 +49,6 @@ def test_an_older_game_whose_bots_hold_an_english_name_reads_them_in_the_readers
         assert reader_names(table) == [BOT_NAMES[code][1], BOT_NAMES[code][2], "Paul", BOT_NAMES[code][3]]
 
 
-def play_to_the_end(app, game_id: int) -> None:
-    """Every seat plays its bot's move until the game is over (a bot's seat as the worker does),
-    each person's turn email delivered first."""
-    cfg = cfg_of(app)
-    while (game := game_row(app, game_id)).status == GameStatus.RUNNING:
-        mover = seats(app, game_id)[game.to_move]
-        if service.is_bot_seat(mover):
-            bots.play_due_bots(db_of(app), cfg, now=utcnow() + timedelta(days=1), max_moves=1)
-            continue
-        deliver(app)  # the turn email, before its turn is over
-        move = bots.bot_move(game, mover, store.load_state(game), cfg=cfg)
-        with session_scope(db_of(app)) as s:
-            service.apply_game_move(s, cfg, game_id, mover.position, move, expected_version=game.version)
-
-
 @pytest.mark.parametrize("code", ["fr", "vi"])
 @pytest.mark.parametrize("teams", [False, True], ids=["alone", "teams"])
 def test_no_english_bot_name_reaches_a_french_or_vietnamese_player_in_a_whole_game(app, smtp_server, code, teams):
@@ -78,7 +62,7 @@ def test_no_english_bot_name_reaches_a_french_or_vietnamese_player_in_a_whole_ga
         token = links.sign_record(cfg_of(app), links.CONFIRM_SALT, proposal.id, proposal.nonce)
         game_id = proposals.confirm_proposal(s, cfg_of(app), token).proposal.game_id
     deliver(app)
-    play_to_the_end(app, game_id)
+    play_to_the_end(app, deliver_turns=True, game_id=game_id)
     deliver(app)
     received = smtp_server.to("elodie@example.com")
     kinds = {row.kind for row in outbox(app, game_id)}
@@ -137,7 +121,7 @@ def test_a_long_default_name_is_cut_between_words_within_a_game_names_length():
 # ---------------------------------------------------------------- rematch
 def _finished(app, players: list[str]) -> int:
     game_id = start_game(app, players, seed=3)
-    play_to_the_end(app, game_id)
+    play_to_the_end(app, deliver_turns=True, game_id=game_id)
     return game_id
 
 
@@ -171,10 +155,10 @@ def test_a_rematch_keeps_each_players_language_and_each_bots_kind(app, smtp_serv
 def test_a_rematch_is_named_as_one_in_its_askers_language_and_numbered_when_rematched_again(
         app, smtp_server, code, first, second):
     game_id = start_game(app, [f"Ann <ann@example.com> [{code}]", "bot:greedy"], seed=3, name="Tortuga")
-    play_to_the_end(app, game_id)
+    play_to_the_end(app, deliver_turns=True, game_id=game_id)
     proposal = _rematch(app, game_id, 0)  # only a bot to invite: the rematch starts at once
     assert proposal.name == first and game_row(app, proposal.game_id).name == first
-    play_to_the_end(app, proposal.game_id)
+    play_to_the_end(app, deliver_turns=True, game_id=proposal.game_id)
     again = _rematch(app, proposal.game_id, 0)
     assert again.name == second
 

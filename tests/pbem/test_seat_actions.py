@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from game_helpers import cfg_of, db_of, game_row, outbox, seats, start_game
+from game_helpers import cfg_of, db_of, deliver, game_row, outbox, seats, start_game
 from sqlmodel import Session, select
 
 from pbem import links
@@ -22,14 +22,17 @@ def seat_path(app, game_id: int, position: int) -> str:
     return "/g/" + links.sign_seat(cfg_of(app), game_id, position, seat.link_nonce)
 
 
-def play_to_the_end(app, game_id: int) -> None:
-    """Every seat plays its bot's move until the game is over (a bot's seat as the worker does)."""
+def play_to_the_end(app, game_id: int, *, deliver_turns: bool = False) -> None:
+    """Every seat plays its bot's move until the game is over (a bot's seat as the worker does);
+    `deliver_turns`: each person's turn email delivered first."""
     cfg = cfg_of(app)
     while (game := game_row(app, game_id)).status == GameStatus.RUNNING:
         mover = seats(app, game_id)[game.to_move]
         if service.is_bot_seat(mover):
             bots.play_due_bots(db_of(app), cfg, now=utcnow() + timedelta(days=1), max_moves=1)
             continue
+        if deliver_turns:
+            deliver(app)  # the turn email, before its turn is over
         move = bots.bot_move(game, mover, store.load_state(game), cfg=cfg)
         with session_scope(db_of(app)) as s:
             service.apply_game_move(s, cfg, game_id, mover.position, move, expected_version=game.version)
