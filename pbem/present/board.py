@@ -140,10 +140,13 @@ def _board(view: AnyView, hands: list[list[str] | None], name: Names, whose: Nam
         "to_move": None if view["to_move"] is None else name(view["to_move"]),
         "finished": view["finished"],
         "teams": teams,
-        # each winning side in words ("Ann & Bob" for a team), and how many people won, with
+        # each winning side in words ("Ann and Bob" for a team), and how many people won, with
         # whom "Winner"/"Winners" agrees
         "winners": [together([name(s) for s in seats]) for seats in winning],
         "winning_people": sum(len(seats) for seats in winning),
+        # a shared win in words: "Anne and Bob"; teams "Anne and Bob, Carl and Dana"
+        "shared_win": ", ".join(together([name(s) for s in seats]) for seats in winning) if team_play
+        else together([name(s) for seats in winning for s in seats]),
         "version": view["version"],
     }
 
