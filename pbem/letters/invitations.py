@@ -171,7 +171,9 @@ def clock_sentences(proposal: Proposal) -> list[str]:
     """The turn clock in sentences: time per move, the reminders, what a timeout does, and
     whether players may talk to the table (emails and the pages of a game being set up)."""
     steps = [format_percent(step / 100, locale=i18n.locale()) for step in parse_ladder(proposal.reminders)]
-    reminders = (_("A reminder by email when %(steps)s of that time has gone.", steps=together(steps))
+    reminders = (i18n.ngettext("A reminder by email when %(steps)s of that time has gone.",
+                               "Reminders by email when %(steps)s of that time have gone.",
+                               len(steps), steps=together(steps))
                  if steps else _("No reminders."))
     hours = proposal.deadline_hours
     per_move = plural(hours // 24, "day") if float(hours).is_integer() and hours % 24 == 0 else plural(hours, "hour")

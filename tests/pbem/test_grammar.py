@@ -352,3 +352,38 @@ def test_my_games_agrees_winner_with_a_winning_team(app):
         seats = list(s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.position)))
         entry = my_games._entry(cfg_of(app), s.get(Game, game_id), seats[0], seats)
     assert entry.winning_people == 2 and " et " in entry.winners_text
+
+
+# ---------------------------------------------------------------- the walk's fixes
+@pytest.mark.parametrize("code, line", [
+    ("fr", "vous et Élodie\u00a0: 0 or\u202f; Paul et Yves\u00a0: 0 or"),
+    ("en", "you and Élodie 0 gold; Paul and Yves 0 gold"),
+])
+def test_the_teams_gold_line_uses_each_languages_separator(code, line):
+    state = engine.new_game(["Marc", "Élodie", "Paul", "Yves"], seed=1, teams=True)
+    with i18n.using(code):
+        assert board(engine.player_view(state, 0))["teams_text"] == line
+
+
+@pytest.mark.parametrize("code, reminders, said", [
+    ("fr", "50", "Un rappel par e\u2011mail à 50\u00a0% du délai."),
+    ("fr", "50,85", "Des rappels par e\u2011mail à 50\u00a0% et 85\u00a0% du délai."),
+    ("en", "50,85", "Reminders by email when 50% and 85% of that time have gone."),
+])
+def test_the_reminders_sentence_agrees_with_how_many_reminders(code, reminders, said):
+    from pbem.letters.invitations import clock_sentences
+    from pbem.models import Proposal
+    proposal = Proposal(creator_email="a@example.com", reminders=reminders, deadline_hours=72)
+    with i18n.using(code):
+        assert said in [s.replace("\u202f", "\u00a0") for s in clock_sentences(proposal)]
+
+
+@pytest.mark.parametrize("code, subject", [
+    ("vi", "[Korsar] Hội An: đến lượt bạn, Ánh"), ("fr", "[Korsar] Hội An\u00a0: à vous de jouer, Nguyễn Thị Ánh"),
+])
+def test_a_turn_subject_calls_a_vietnamese_reader_by_the_given_name(code, subject):
+    from pbem.mail.render import environment  # the emails' own environment
+    with i18n.using(code):
+        text = environment().get_template("turn.subject.txt").render(game={"name": "Hội An"},
+                                                                      board={"you": "Nguyễn Thị Ánh"})
+    assert text.strip() == subject
