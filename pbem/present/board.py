@@ -130,6 +130,7 @@ def _board(view: AnyView, hands: list[list[str] | None], name: Names, whose: Nam
                  for t, score in enumerate(view["team_scores"] or [])]
         for t in teams:
             t["text"] = _("%(members)s %(gold)s gold", members=t["names"], gold=t["score"])
+    team_texts = [str(t["text"]) for t in teams or []]
     table = [_ship(ship, name, whose, me) for ship in view["table"]]
     winning = [side_seats(view, side) if team_play else [side] for side in view["winners"]]
     if view["finished"]:  # what the final settlement (R6.2) left on the table
@@ -144,7 +145,7 @@ def _board(view: AnyView, hands: list[list[str] | None], name: Names, whose: Nam
         "teams": teams,
         # the teams' gold on one line, each language's separator ("Ann and Bob 7 gold; Cy and
         # Dee 10 gold", French "… 7 or ; …")
-        "teams_text": _teams_line([t["text"] for t in teams or []]),
+        "teams_text": _teams_line(team_texts),
         # each winning side in words ("Ann and Bob" for a team), and how many people won, with
         # whom "Winner"/"Winners" agrees
         "winners": [together([name(s) for s in seats]) for seats in winning],
