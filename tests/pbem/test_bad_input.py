@@ -183,7 +183,9 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
     "seat.seat_actions.leave_page": {},
     "seat.seat_actions.leave": {},
     "seat.replay.seat_replay": {("args", "step"): "1"},  # pbem/web/replay.py
+    "seat.replay.seat_replay_step": {},
     "admin.replay.admin_replay": {("args", "step"): "1"},
+    "admin.replay.admin_replay_step": {},
 }
 
 # Values past a field's first checks, where the generic ones stop early: endpoint -> field -> values.

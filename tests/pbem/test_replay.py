@@ -163,19 +163,26 @@ def test_the_replay_speaks_the_seats_language(app, client, finished):
     assert '<html lang="fr">' in page
 
 
-@pytest.mark.parametrize("step, status, words", [
-    ("abc", 400, "A step of this replay is a whole number from 0 to"),
-    ("-1", 400, "A step of this replay is a whole number from 0 to"),
-    ("1.5", 400, "A step of this replay is a whole number from 0 to"),
-    ("99999", 404, "This game has no step 99999: its replay goes from step 0 to step"),
-    ("12345678901234", 400, "whole number"),
+WHOLE = "A step of this replay is a whole number from 0 to"
+
+
+@pytest.mark.parametrize("step, status, words, in_path", [
+    ("abc", 400, WHOLE, "There is no such page"),
+    ("-1", 400, WHOLE, "There is no such page"),
+    ("1.5", 400, WHOLE, "There is no such page"),
+    ("", 400, WHOLE, None),
+    ("99999", 404, "This game has no step 99999: its replay goes from step 0 to step", None),
+    ("12345678901234", 404, "This game has no step 12345678901234", "There is no such page"),
 ])
-def test_a_bad_step_is_a_clear_refusal(app, client, finished, step, status, words):
+def test_a_bad_step_is_a_clear_refusal(app, client, finished, step, status, words, in_path):
     path = replay_path(app, finished, 0)
-    for url in (f"{path}/{step}", f"{path}?step={step}"):
-        page = client.get(url)
-        assert page.status_code == status, url
-        assert words in page.text and "Nothing was changed" in page.text
+    page = client.get(f"{path}?step={step}")
+    assert page.status_code == status
+    assert words in page.text and "Nothing was changed" in page.text
+    if step:
+        page = client.get(f"{path}/{step}")
+        assert page.status_code == (404 if in_path else status)
+        assert (in_path or words) in page.text
 
 
 def test_the_game_page_and_the_game_over_email_link_to_the_replay(app, client, smtp_server, finished):
@@ -266,7 +273,8 @@ def test_the_admin_replay_needs_a_login_and_shows_every_hand_at_every_step(admin
     assert f'href="/admin/games/{finished}"' in page.text
     assert f'href="{url}"' in admin_client.get(f"/admin/games/{finished}").text
     assert admin_client.get(f"{url}/999").status_code == 404
-    assert admin_client.get(f"{url}/x").status_code == 400
+    assert admin_client.get(f"{url}/x").status_code == 404
+    assert admin_client.get(f"{url}?step=x").status_code == 400
     assert admin_client.get("/admin/games/9999/replay").status_code == 404
 
 
