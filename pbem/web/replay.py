@@ -8,8 +8,8 @@ GET /admin/games/<id>/replay[/<step>]  nested in the dashboard's blueprint (its 
     every hand, in English like the rest of the dashboard.
 
 Step 0 is the deal, step k the game after its k-th move (pbem/present/replay.py pictures it).
-A step past the last move is a 404 and a ?step= that is not a whole number a 400, each a refusal
-with its sentence; a /replay/<step> that is not a number is no page (the URL map's 404).
+A step past the last move is a 404 and one that is not a whole number a 400, each a refusal with
+its sentence (the dashboard's /<step> is an id of its URL map, as all its ids: a 404 otherwise).
 
 Render time (`python -m benchmarks.replay_bench`, SQLite, a 131-move game of 3): a step costs
 7 ms of CPU (median; p95 9 ms) with the game's states cached, 12 ms replaying them each time;
@@ -84,16 +84,17 @@ def _states(session: Session, game: Game, over: bool) -> list[engine.GameState]:
     return states
 
 
-def _step_asked(step: int | None, last: int) -> int | errors.GameError:
-    """The step of the URL (/replay/<step>, a number by the URL map, or ?step=, the slider's form
-    without JavaScript; the deal, step 0, if none): a number or the refusal to show."""
+def _step_asked(step: int | str | None, last: int) -> int | errors.GameError:
+    """The step of the URL (/replay/<step>, or ?step=, the slider's form without JavaScript; the
+    deal, step 0, if none): a number or the refusal to show."""
     if step is None:
-        asked = request.args.get("step")
-        if asked is None:
+        step = request.args.get("step")
+        if step is None:
             return 0
-        if not STEP_RE.fullmatch(asked):
+    if isinstance(step, str):
+        if not STEP_RE.fullmatch(step):
             return errors.GameError("replay_bad_step", {"last": last})
-        step = int(asked)
+        step = int(step)
     number = step
     if number > last:
         return errors.NotFound("replay_no_step", {"step": number, "last": last})
@@ -116,8 +117,8 @@ def seat_replay() -> Any:
     return seat_replay_step(None)
 
 
-@seat_bp.route("/replay/<id(min=0):step>", methods=["GET"])
-def seat_replay_step(step: int | None) -> Any:
+@seat_bp.route("/replay/<step>", methods=["GET"])
+def seat_replay_step(step: str | None) -> Any:
     """The seat's replay: every hand once the game is over, only its own (and its partner's)
     before."""
     with seat_entry.reading() as (session, seated):

@@ -166,23 +166,20 @@ def test_the_replay_speaks_the_seats_language(app, client, finished):
 WHOLE = "A step of this replay is a whole number from 0 to"
 
 
-@pytest.mark.parametrize("step, status, words, in_path", [
-    ("abc", 400, WHOLE, "There is no such page"),
-    ("-1", 400, WHOLE, "There is no such page"),
-    ("1.5", 400, WHOLE, "There is no such page"),
-    ("", 400, WHOLE, None),
-    ("99999", 404, "This game has no step 99999: its replay goes from step 0 to step", None),
-    ("12345678901234", 404, "This game has no step 12345678901234", "There is no such page"),
+@pytest.mark.parametrize("step, status, words", [
+    ("abc", 400, WHOLE),
+    ("-1", 400, WHOLE),
+    ("1.5", 400, WHOLE),
+    ("", 400, WHOLE),
+    ("99999", 404, "This game has no step 99999: its replay goes from step 0 to step"),
+    ("12345678901234", 404, "This game has no step 12345678901234"),
 ])
-def test_a_bad_step_is_a_clear_refusal(app, client, finished, step, status, words, in_path):
+def test_a_bad_step_is_a_clear_refusal(app, client, finished, step, status, words):
     path = replay_path(app, finished, 0)
-    page = client.get(f"{path}?step={step}")
-    assert page.status_code == status
-    assert words in page.text and "Nothing was changed" in page.text
-    if step:
-        page = client.get(f"{path}/{step}")
-        assert page.status_code == (404 if in_path else status)
-        assert (in_path or words) in page.text
+    for url in [f"{path}?step={step}"] + ([f"{path}/{step}"] if step else []):
+        page = client.get(url)
+        assert page.status_code == status, url
+        assert words in page.text and "Nothing was changed" in page.text
 
 
 def test_the_game_page_and_the_game_over_email_link_to_the_replay(app, client, smtp_server, finished):
