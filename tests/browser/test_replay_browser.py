@@ -81,8 +81,8 @@ def test_the_replay_steps_with_the_keyboard_and_the_slider(app, games, browser, 
     page.keyboard.press("Home")
     page.wait_for_url(re.compile(r"/replay/0$"))
     # The slider: let go at a step, that step's page.
-    page.eval_on_selector("[data-replay-slider]",
-                          "s => { s.value = '7'; s.dispatchEvent(new Event('input')); s.dispatchEvent(new Event('change')); }")
+    page.eval_on_selector("[data-replay-slider]", "s => { s.value = '7'; s.dispatchEvent(new Event('input'));"
+                                                  " s.dispatchEvent(new Event('change')); }")
     page.wait_for_url(re.compile(r"/replay/7$"))
     assert page.locator("[data-replay-output]").inner_text() == "7"
     if width == "390":
