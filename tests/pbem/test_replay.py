@@ -281,6 +281,7 @@ def test_the_admin_replays_a_game_being_played_with_every_hand(admin_app, admin_
     state = state_at(record_of(admin_app, game_id, live=True), 3)
     hands = hand_sections(admin_client.get(f"/admin/games/{game_id}/replay/3").text).hands
     assert sorted(hands[("seat", "1")]) == sorted(hand_codes(state, 1))
+    assert "still being played" not in admin_client.get(f"/admin/games/{game_id}/replay/3").text
 
 
 # ---------------------------------------------------------------- the analysis seam
