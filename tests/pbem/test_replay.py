@@ -202,6 +202,8 @@ def test_a_seats_replay_during_the_game_never_shows_another_sides_hand(app, clie
     record = record_of(app, game_id, live=True)
     last = len(record["moves"])
     assert last >= 24  # and the forced moves
+    page = seat_path(app, game_id, 0)
+    assert f'href="{page}/replay"' in client.get(page).text and "Replay the game so far" in client.get(page).text
     states = [state_at(record, step) for step in range(last + 1)]
     for position in range(len(players)):
         partner = engine.partner_of(states[0], position)
