@@ -10,6 +10,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+from sqlmodel import select
 from game_helpers import (cfg_of, db_of, game_page_path, game_row, hand_sections, html_part, seats,
                           start_game, text_part)
 from test_seat_actions import play_to_the_end, seat_path
@@ -18,6 +19,7 @@ import engine
 from engine.replay import replay_state
 from engine.state import hand_codes
 from engine.view import table_json
+
 from pbem.db import session_scope
 from pbem.mail.delivery import deliver_due
 from pbem.models import utcnow
@@ -153,14 +155,24 @@ def test_each_step_says_its_move_in_words_and_links_to_every_other_step(app, cli
     assert client.get(f"{path}?step=2").text == page  # the slider's form without JavaScript
 
 
-def test_the_replay_speaks_the_seats_language(app, client, finished):
+@pytest.mark.parametrize("language, words", [
+    ("fr", ("Revoir ", "Coup 2", "Suivante", "La donne", "Toutes les étapes")),
+    ("vi", ("Xem lại ván", "Nước đi 2", "Tiếp", "Chia bài", "Tất cả các bước")),
+])
+def test_the_replay_is_written_in_the_seats_language_with_no_english_left(app, client, finished, language, words):
+    from test_i18n_pages import english_in, visible
+
+    from pbem.models import Seat
     with session_scope(db_of(app)) as s:
-        from pbem.models import Seat
-        seat = s.get(Seat, seats(app, finished)[1].id)
-        seat.language = "fr"
-        s.add(seat)
-    page = client.get(replay_path(app, finished, 1) + "/2").text
-    assert '<html lang="fr">' in page
+        for seat in s.exec(select(Seat)).all():
+            seat.language = language
+    path = replay_path(app, finished, 0)
+    for url in (f"{path}/2", f"{path}?step=x"):
+        html = client.get(url).text
+        assert f'<html lang="{language}">' in html
+        assert not english_in(visible(html)), (url, english_in(visible(html)))
+    html = client.get(f"{path}/2").text
+    assert all(word in html for word in words), [w for w in words if w not in html]
 
 
 WHOLE = "A step of this replay is a whole number from 0 to"
