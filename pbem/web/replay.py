@@ -131,8 +131,7 @@ def seat_replay_step(step: str | None) -> Any:
             return error_page("http", asked.text(), asked.status, game_url=game_url)
         reader = Reader.everything(seat.position) if is_over(game) else Reader.at_seat(seat.position)
         context = _context(session, game, seated.seats, asked, reader, stored, f"{game_url}/replay")
-        return render_template("replay/step.html", layout="base.html", game_url=game_url,
-                               seat=seat, **context)
+        return render_template("replay/step.html", layout="base.html", game_url=game_url, **context)
 
 
 @admin_bp.route("", methods=["GET"])
@@ -156,5 +155,4 @@ def admin_replay_step(game_id: int, step: int | None) -> Any:
         context = _context(session, game, seats_of(session, game_id), asked, Reader.everything(),
                            stored, url_for("admin.replay.admin_replay", game_id=game_id))
         return render_template("replay/step.html", layout="admin/base.html",
-                               game_url=url_for("admin.game_detail", game_id=game_id), seat=None,
-                               **context)
+                               game_url=url_for("admin.game_detail", game_id=game_id), **context)
