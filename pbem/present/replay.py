@@ -3,9 +3,10 @@
 Step 0 is the deal; step k is the game after its k-th stored move. `replay_states(record)`
 replays a record (`pbem.games.records.export_record`) with the engine, one state per step.
 `replay_step` pictures one step for one reader, built ONLY from what that reader may see:
-`Reader.everything()` (a game that is over, or the admin) gets `engine.admin_view` at that
-step, every hand; `Reader.seat(n)` (a seat while the game is played) gets
-`engine.player_view(state, n)` at that step: its own hand and, in team play, its partner's.
+`Reader.at_seat(n)` (a seat while the game is played) gets `engine.player_view(state, n)` at
+that step: its own hand and, in team play, its partner's; `Reader.everything(n)` (seat n of a
+game that is over) the same board with every other hand of `engine.admin_view` beside it;
+`Reader.everything()` (the admin) `engine.admin_view`'s board.
 The move of the step and its events are the move log's sentences (`board.move_log`).
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ import engine
 from engine.replay import parse_record
 from pbem.present.board import admin_board, board, move_log
 from pbem.present.names import Named, named_view
+from pbem.present.phrases import card
 
 
 @dataclass(frozen=True)
@@ -25,7 +27,8 @@ class Reader:
     """Who reads the replay: `seat` None sees every hand (the game is over, or the admin)."""
 
     seat: int | None
-    # the seat whose words the log speaks ("You drew a card."), when every hand is shown
+    # the seat the page speaks to ("You drew a card.", "Your hand"), when every hand is shown;
+    # None: the admin
     speaking_to: int | None = None
 
     @classmethod
@@ -53,21 +56,25 @@ def replay_step(states: Sequence[engine.GameState], records: Sequence[Any], step
     `hands`: the hands this reader may see, each with its seat), the step's move in words
     (`move`: None at the deal) and every move of the game in words (`log`, to link to any step)."""
     state = states[step]
-    if reader.seat is None:
+    every_hand: list[list[str]] | None = None
+    if reader.seat is None and reader.speaking_to is None:  # the admin
         view: Any = named_view(engine.admin_view(state), seats)
         picture = admin_board(view)
-    else:
-        view = named_view(engine.player_view(state, reader.seat), seats)
+    else:  # a seat: its own board ("you"), and every other hand too once the game is over
+        me = reader.seat if reader.seat is not None else reader.speaking_to
+        assert me is not None
+        view = named_view(engine.player_view(state, me), seats)
         picture = board(view)
-    # The log in the words of the reader's seat, whatever hands the board shows.
-    speaker = reader.speaking_to
-    log_view: Any = view if speaker is None or reader.seat == speaker else \
-        named_view(engine.player_view(state, speaker), seats)
-    log = move_log(list(records), log_view)
-    hands = [{"position": p["position"], "name": p["name"], "label": p.get("label", p["name"]),
-              "is_you": p["position"] == speaker, "is_partner": p.get("is_partner", False),
-              "cards": p["hand"]}
-             for p in picture["players"] if p["hand"] is not None]
+        if reader.seat is None:
+            every_hand = engine.admin_view(state)["hands"]
+    log = move_log(list(records), view)
+    hands = []
+    for p in picture["players"]:
+        cards = p["hand"] if p["hand"] is not None or every_hand is None else \
+            [card(c) for c in every_hand[p["position"]]]
+        if cards is not None:
+            hands.append({"position": p["position"], "name": p["name"], "is_you": p["is_you"],
+                          "is_partner": p["is_partner"], "cards": cards})
     return {
         "step": step,
         "last": len(records),
