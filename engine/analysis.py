@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,11 +180,12 @@ def analyse_position(view: Any, played: dict[str, Any], rng: random.Random,
                         capped=capped), done * len(moves)
 
 
-def analyse_game(record: object, seats: Iterable[int], key: str,
-                 budget: Budget = Budget()) -> GameAnalysis:
+def analyse_game(record: object, seats: Iterable[int], key: str, budget: Budget = Budget(),
+                 steps: Collection[int] | None = None) -> GameAnalysis:
     """Every move of ``seats`` in a FINISHED game's record (engine/replay.py), each from its
-    seat's view at that step; AnalysisError if the record is malformed, holds an illegal move or
-    does not end the game (a running game's record shows every hand)."""
+    seat's view at that step (only the ``steps`` given, if any: the moves a human played);
+    AnalysisError if the record is malformed, holds an illegal move or does not end the game (a
+    running game's record shows every hand)."""
     try:
         state, moves = parse_record(record)
     except RecordError as exc:
@@ -204,7 +205,7 @@ def analyse_game(record: object, seats: Iterable[int], key: str,
     playouts = 0
     stopped_at: int | None = None
     for step, ((player, move), before) in enumerate(zip(moves, states)):
-        if player not in wanted:
+        if player not in wanted or (steps is not None and step not in steps):
             continue
         if budget.cpu_ms_per_game is not None and \
                 (time.thread_time() - started) * 1000.0 >= budget.cpu_ms_per_game:

@@ -110,3 +110,9 @@ def test_the_move_cap_cuts_samples_and_says_so():
                                                    cpu_ms_per_move=1.0, cpu_ms_per_game=None))
     judged = [m for m in result.moves if not m.forced]
     assert judged and all(m.capped and 1 <= m.samples < 10_000 for m in judged)
+
+
+def test_only_the_steps_asked():
+    record = _greedy_record()
+    result = analyse_game(record, [0, 1], "k", SMALL, steps={0, 3, 5})
+    assert [m.step for m in result.moves] == [0, 3, 5]
