@@ -21,6 +21,7 @@ from sqlmodel import Session, col, select
 from pbem import links
 from pbem.config import Config
 from pbem.db import session_scope
+from pbem.games import analysis as game_analysis
 from pbem.games import address_prefs, bots, bounced, invitations, lifecycle, my_games, proposals, service, setup
 from pbem import store
 from pbem.games.clocks import preferences
@@ -224,7 +225,10 @@ def play_every_kind(app: Flask, smtp_host: str, smtp_port: int) -> list[Letter]:
     table.deliver()
     table.at(timedelta(days=1))  # the digest goes out at 08:00 the next morning
     table.deliver()
+    table.do(lambda s, cfg: game_analysis.set_ready_email(s, _address(PLAYERS[0]), True))  # chosen on /me
     table.play(announce=False)  # to the end: "game_over"
+    game_analysis.run_analyses(_db(app), _cfg(app), "phone-samples")  # as the worker does: "analysis_ready"
+    table.deliver()
     # A second game, stopped by an admin with a reason typed in by hand.
     short = Table(app, smtp_host, smtp_port, [PLAYERS[0], PLAYERS[2]], name=SHORT_GAME_NAME,
                   teams=False, seed=9, now=table.now)

@@ -139,3 +139,17 @@ def test_the_ready_email_when_chosen_on_me(app):
     rows = outbox(app, game_id, kind="analysis_ready")
     assert len(rows) == 1 and "/analysis" in rows[0].text_body
     assert "my games" in rows[0].text_body  # how to stop it
+
+
+def test_the_ready_email_is_chosen_on_me_off_by_default(app, client):
+    start_game(app, [ANN, "bot:greedy"], seed=3)
+    path = links.my_games_url(cfg_of(app), "ann@example.com").removeprefix(cfg_of(app).BASE_URL)
+    page = client.get(path).text
+    assert 'name="analysis_email" data-analysis-email>' in page  # not checked
+    assert client.post(path + "/prefs", data={"timezone": "UTC", "analysis_email": "on"}).status_code == 303
+    with session_scope(db_of(app)) as s:
+        assert analysis.ready_email_chosen(s, "ann@example.com")
+    assert 'name="analysis_email" checked data-analysis-email>' in client.get(path).text
+    client.post(path + "/prefs", data={"timezone": "UTC"})
+    with session_scope(db_of(app)) as s:
+        assert not analysis.ready_email_chosen(s, "ann@example.com")
