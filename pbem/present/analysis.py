@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.analysis import BLUNDER, GOOD, INACCURATE, MARKS, MISTAKE, THRESHOLDS
+from pbem.i18n import format_number
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy, ngettext
 from pbem.models_analysis import AnalysisMove
@@ -79,7 +80,8 @@ class Chart:
 def gold_text(value: float) -> str:
     """A margin in gold, signed, one decimal: "+3.5 gold", "−2.0 gold"."""
     sign = "+" if value > 0 else "−" if value < 0 else ""
-    return _("%(sign)s%(gold)s gold", sign=sign, gold=f"{abs(value):.1f}")
+    gold = format_number(round(abs(value), 1))
+    return _("%(sign)s%(gold)s gold", sign=sign, gold=gold)
 
 
 def present_step(row: AnalysisMove, view: Mapping[str, Any], players: Sequence[str]) -> StepAnalysis:
@@ -112,11 +114,11 @@ def counts_text(steps: Sequence[StepAnalysis]) -> str:
 
 def thresholds_text() -> list[str]:
     """The marks' thresholds in words, for the page's legend."""
-    (blunder, _b), (mistake, _m), (inaccurate, _i) = THRESHOLDS
+    blunder, mistake, inaccurate = (format_number(gold) for gold, _mark in THRESHOLDS)
     return [_("Inaccuracy: %(low)s to %(high)s gold of expected margin lost against the expert's move",
-              low=f"{inaccurate:g}", high=f"{mistake:g}"),
-            _("Mistake: %(low)s to %(high)s gold lost", low=f"{mistake:g}", high=f"{blunder:g}"),
-            _("Blunder: %(low)s gold or more lost (a big ship given away)", low=f"{blunder:g}")]
+              low=inaccurate, high=mistake),
+            _("Mistake: %(low)s to %(high)s gold lost", low=mistake, high=blunder),
+            _("Blunder: %(low)s gold or more lost (a big ship given away)", low=blunder)]
 
 
 WIDTH, HEIGHT, PAD = 320, 120, 8

@@ -133,6 +133,7 @@ def player_paths(app, pages: Pages) -> dict[str, list[str]]:
         "/me/<token>": [path_of(cfg, links.my_games_url(cfg, pages.running.email)), "/me/not-a-token"],
         "/g/<token>/leave": [seat_path(cfg, pages.running) + "/leave", "/g/not-a-token/leave"],
         "/g/<token>/rematch": [seat_path(cfg, pages.finished) + "/rematch", seat_path(cfg, pages.running) + "/rematch"],
+        "/g/<token>/analysis": [seat_path(cfg, pages.finished) + "/analysis", seat_path(cfg, pages.running) + "/analysis"],
         "/g/<token>": [seat_path(cfg, pages.running), seat_path(cfg, pages.finished), "/g/not-a-token"],
         "/m/<token>": [*pages.move_paths, pages.stale_move_path, "/m/not-a-token"],
         "/g/<token>/prefs": [seat_path(cfg, pages.running) + "/prefs", "/g/not-a-token/prefs"],
