@@ -310,3 +310,18 @@ def step_analyses(session: Session, game_id: int, seats: list[Seat]) -> list[pre
 def step_analysis(steps: list[present.StepAnalysis], step: int) -> present.StepAnalysis | None:
     """The analysis of one step (the replay's `analysis`), None for a step not analysed."""
     return next((s for s in steps if s.step == step), None)
+
+
+def replay_analysis(session: Session, seated: SeatedGame,
+                    number: int) -> tuple[present.StepAnalysis | None, present.Chart | None]:
+    """For the replay at move `number` (1-based: the move that led to the step shown; 0, the
+    deal): that move's analysis (`analysis` of replay/_analysis.html, None if it is not a human
+    move analysed) and the reader's chart (`analysis_chart`). (None, None) while the game runs
+    (nothing is analysed then) or before the analysis is stored."""
+    game = seated.game
+    if game.status != GameStatus.FINISHED or game.id is None:
+        return None, None
+    steps = step_analyses(session, game.id, seated.seats)
+    mine = [s for s in steps if s.seat == seated.seat.position]
+    names = reader_names(seated.seats)
+    return step_analysis(steps, number - 1), present.chart(mine, names[seated.seat.position])

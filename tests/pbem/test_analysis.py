@@ -153,3 +153,24 @@ def test_the_ready_email_is_chosen_on_me_off_by_default(app, client):
     client.post(path + "/prefs", data={"timezone": "UTC"})
     with session_scope(db_of(app)) as s:
         assert not analysis.ready_email_chosen(s, "ann@example.com")
+
+
+def test_the_replay_gets_one_steps_analysis_and_the_chart(app, finished):
+    with session_scope(db_of(app)) as s:
+        assert analysis.replay_analysis(s, lock_seated(s, finished, 0), 1) == (None, None)  # not yet
+    run_job("analysis", db_of(app), cfg_of(app))
+    first = _stored(app, finished)[0]
+    with session_scope(db_of(app)) as s:
+        step, chart = analysis.replay_analysis(s, lock_seated(s, finished, 0), first.step + 1)
+        bot_step, _chart = analysis.replay_analysis(s, lock_seated(s, finished, 0), first.step + 2)
+    assert step is not None and step.number == first.step + 1 and step.mark == first.mark
+    assert bot_step is None  # the bot's move: not analysed
+    assert chart is not None and chart.rows and chart.path.startswith("M")
+    html = app.jinja_env.get_template("replay/_analysis.html").render(analysis=step, analysis_chart=chart)
+    assert "data-analysis-step" in html and "<svg" in html and "<title" in html and "<table>" in html
+
+
+def test_a_running_games_replay_has_no_analysis(app):
+    game_id = start_game(app, [ANN, "bot:greedy"], seed=3)
+    with session_scope(db_of(app)) as s:
+        assert analysis.replay_analysis(s, lock_seated(s, game_id, 0), 1) == (None, None)
