@@ -174,3 +174,27 @@ def test_a_running_games_replay_has_no_analysis(app):
     game_id = start_game(app, [ANN, "bot:greedy"], seed=3)
     with session_scope(db_of(app)) as s:
         assert analysis.replay_analysis(s, lock_seated(s, game_id, 0), 1) == (None, None)
+
+
+def test_two_workers_at_once_analyse_a_game_once(app, finished):
+    """Two workers polling at the same instant (threads, each its own connection): one claims
+    the job, the other finds nothing to do."""
+    import threading
+
+    db, cfg = db_of(app), cfg_of(app)
+    reports: list[dict[str, int]] = []
+    start = threading.Barrier(2)
+
+    def work(name: str) -> None:
+        start.wait()
+        reports.append(analysis.run_analyses(db, cfg, name))
+
+    threads = [threading.Thread(target=work, args=(f"w{i}",)) for i in (1, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r["analysed"] for r in reports) == [0, 1]
+    stored = _stored(app, finished)
+    assert stored and len({m.step for m in stored}) == len(stored)
+    assert _job(app, finished).attempts == 1
