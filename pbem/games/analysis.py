@@ -58,8 +58,8 @@ declare_refusals({
 LEASE = timedelta(minutes=10)
 MAX_ATTEMPTS = 3  # a job that fails (or whose worker dies) this often is marked failed
 # What the game-over email promises, from benchmarks/analysis_bench.py at the default budget:
-# p95 CPU seconds of one game's analysis with every seat human (2 to 5 players: 3 to 4 s on the
-# shared 2-core machine), doubled for a busy worker; plus the worker's poll.
+# p95 CPU seconds of one game's analysis with every seat human (2 to 5 players: 3.2 to 5.4 s on
+# the shared 2-core machine), about 1.5 times for a busy worker; plus the worker's poll.
 SECONDS_PER_GAME = 8.0
 T = AnalysisJob
 
