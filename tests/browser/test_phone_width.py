@@ -78,6 +78,7 @@ def test_every_kind_of_email_fits_a_phone(app, smtp_server, phone, browser):
                 problems.append(f"{kind} email to {letter.to_addr} ({letter.subject!r}) is {problem}")
                 break  # one of each kind says what to fix
     desktop = browser.new_context(viewport=DESKTOP)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)  # a fresh checkout has none yet
     try:
         page = desktop.new_page()
         for kind in sorted(kinds):  # the fullest of each kind, its HTML beside its pictures
