@@ -40,6 +40,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from pbem import cli
     from pbem.web import admin, dev, errors, health, player, prefs, rules, talk  # noqa: F401  (talk: nested)
     from pbem.web import home, invites, my_games, new_game, seat, seat_actions  # noqa: F401
+    from pbem.web import analysis as analysis_pages  # noqa: F401  (nested in seat: /g/<token>/analysis)
     from pbem.web import metrics
     from pbem.web import replay  # noqa: F401  (nested: /g/<token>/replay, /admin/games/<id>/replay)
     from pbem.web import i18n_web
@@ -74,6 +75,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from pbem.games.proposals import register_writers as register_invitation_writers
     register_writers()
     register_invitation_writers()  # the confirmation and "my games" links anyone can ask for
+    from pbem.games.analysis import register as register_analysis
+    register_analysis()  # the analysis job queued when a game ends (finish.HOOKS)
     return app
 
 

@@ -28,6 +28,7 @@ from pbem.db import session_scope
 from pbem.games.invitations import expire_invitations
 from pbem.games.bounced import announce_marks
 from pbem.games.bots import play_due_bots
+from pbem.games.analysis import run_analyses
 from pbem.mail.delivery import deliver_due, default_worker_id
 from pbem.mail.smtp import SmtpLink
 from pbem import metrics
@@ -41,7 +42,10 @@ SWEEP_BUDGET_SECONDS = 0.4
 # CPU a move): a backlog of due bot moves drains over polls, and the worker's other jobs and a
 # stop are never held up for longer than this plus one move.
 BOTS_BUDGET_SECONDS = 2.0
-JOBS = ("bots", "clocks", "deliver")  # in run_once, mail goes last: it sends what the others queued
+JOBS = ("bots", "clocks", "analysis", "deliver")  # in run_once, mail goes last: it sends what the others queued
+# The analysis job analyses at most this many finished games a run (each a few seconds of CPU,
+# outside any transaction: pbem/games/analysis.py); the rest wait for the next polls.
+ANALYSES_PER_RUN = 1
 # Rows claimed (leased) at a time: a worker that dies mid-batch delays at most this many emails
 # by the lease (`pbem.mail.delivery.lease_seconds`, 5 minutes or more). A backlog drains batch
 # after batch over one SMTP connection, up to MAX_BATCHES_PER_RUN x BATCH_SIZE (1,000) emails
@@ -108,6 +112,9 @@ def run_job(name: str, engine: Engine, cfg: Config, now: datetime | None = None,
             result = _bots(engine, cfg, now)
         elif name == "clocks":
             result = _clocks(engine, cfg, now, sweep_budget)
+        elif name == "analysis":
+            result = run_analyses(engine, cfg, worker_id or default_worker_id(), now,
+                                  max_games=ANALYSES_PER_RUN)
         else:
             raise ValueError(f"unknown job {name!r}")
     except Exception as exc:  # one failing job must not stop the others or the worker

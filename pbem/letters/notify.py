@@ -21,6 +21,7 @@ from pbem import links
 import pbem.i18n as i18n
 from pbem.schedule import local_time_text
 from pbem.letters.send import build, queue, wants_mail
+from pbem.letters.analysis import analysis_notice
 from pbem.letters.unsubscribe import unsubscribe_url
 from pbem.config import Config
 from pbem.db import write
@@ -254,4 +255,5 @@ def game_over_email(session: Session, cfg: Config, game: Game, seat: Seat) -> Em
     context = seat_context(session, cfg, game, seat, state, with_moves=False, with_end=False)
     # "Play again with the same players": the seat's rematch page (a GET that only asks).
     context["rematch_url"] = f"{seat_page_url(cfg, seat)}/rematch"
+    context["analysis"] = analysis_notice(session, cfg, game, seat)  # when it is ready, its link
     return build(cfg, "game_over", seat, context)

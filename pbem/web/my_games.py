@@ -28,6 +28,7 @@ from sqlmodel import Session
 from pbem import i18n, links
 from pbem.appctx import config, db
 from pbem.db import read_scope, session_scope
+from pbem.games import analysis as game_analysis
 from pbem.games import bounced, my_games
 from pbem.games.limits import LimitReached
 from pbem.games.errors import GameError
@@ -116,6 +117,7 @@ def _games_page(token: str, *, error: str = "", status: int = 200) -> tuple[str,
             bounces=bounced.bounces(session, mine.email), mail_works=bool(request.args.get("mail")),
             deadline=lambda when: _local_time(when, mine.prefs.timezone),
             invitation_words={k: _(v) for k, v in INVITATION_WORDS.items()},
+            analysis_email=game_analysis.ready_email_chosen(session, mine.email),
         ), status
 
 
@@ -130,14 +132,16 @@ def games_page(token: str) -> Any:
 
 @bp.route("/me/<token>/prefs", methods=["POST"])
 def save_preferences(token: str) -> Any:
-    """Time zone, reminders, digest and forced moves, for every game of the address at once."""
+    """Time zone, reminders, digest and forced moves, for every game of the address at once, and
+    whether an email says when a game's analysis is ready."""
     form = request.form
     try:
         with session_scope(db()) as session:
-            my_games.set_address_preferences(
+            mine = my_games.set_address_preferences(
                 session, config(), token, timezone=zone_from_form(form),
                 reminders=form.get("reminders") == "on", digest=form.get("digest") == "on",
                 play_forced=form.get("play_forced") == "on")
+            game_analysis.set_ready_email(session, mine.email, form.get("analysis_email") == "on")
     except links.LinkError as exc:
         return _link_error(exc)
     except GameError as exc:

@@ -33,7 +33,9 @@ from pbem import i18n
 from pbem.appctx import db
 from pbem.db import read_scope
 from pbem.games import errors, records
+from pbem.games.analysis import replay_analysis
 from pbem.games.finish import is_over
+from pbem.games.seated import SeatedGame
 from pbem.games.service import seats_of
 from pbem.i18n import lazy
 from pbem.models import Game, MoveRecord, Seat
@@ -61,9 +63,15 @@ _FINISHED_SIZE = 32
 _lock = threading.Lock()
 
 
-def analysis_for(session: Session, game: Game, step: int) -> Any:
-    """The expert's analysis of the step's move, for `replay/_analysis.html`; None: none yet."""
-    return None
+def analysis_for(session: Session, game: Game, seats: list[Seat], reader: Reader,
+                 step: int) -> dict[str, Any]:
+    """The expert's analysis of the step's move and the reader's chart, for
+    `replay/_analysis.html`: a player's, once the game is finished and analysed (none for the admin)."""
+    if reader.speaking_to is None:
+        return {"analysis": None, "analysis_chart": None}
+    seated = SeatedGame(game, seats, seats[reader.speaking_to])
+    step_analysis, chart = replay_analysis(session, seated, step)
+    return {"analysis": step_analysis, "analysis_chart": chart}
 
 
 def _states(session: Session, game: Game, over: bool) -> list[engine.GameState]:
@@ -107,7 +115,7 @@ def _context(session: Session, game: Game, seats: list[Seat], step: int, reader:
     states = _states(session, game, is_over(game))
     return {"game": game, "over": is_over(game), "replay_url": replay_url,
             "step_url": lambda n: f"{replay_url}/{n}", "seat_only": reader.seat is not None,
-            "analysis": analysis_for(session, game, step),
+            **analysis_for(session, game, seats, reader, step),
             **replay_step(states, stored, step, seats, reader)}
 
 

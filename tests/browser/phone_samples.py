@@ -21,6 +21,7 @@ from sqlmodel import Session, col, select
 from pbem import links
 from pbem.config import Config
 from pbem.db import session_scope
+from pbem.games import analysis as game_analysis
 from pbem.games import address_prefs, bots, bounced, invitations, lifecycle, my_games, proposals, service, setup
 from pbem import store
 from pbem.games.clocks import preferences
@@ -224,7 +225,12 @@ def play_every_kind(app: Flask, smtp_host: str, smtp_port: int) -> list[Letter]:
     table.deliver()
     table.at(timedelta(days=1))  # the digest goes out at 08:00 the next morning
     table.deliver()
+    # A player who still takes event emails chose on /me an email when the analysis is ready.
+    reader = next(p for p in range(len(PLAYERS)) if table.seat(p).email and not table.seat(p).unsubscribed)
+    table.do(lambda s, cfg: game_analysis.set_ready_email(s, table.seat(reader).email or "", True))
     table.play(announce=False)  # to the end: "game_over"
+    game_analysis.run_analyses(_db(app), _cfg(app), "phone-samples")  # as the worker does: "analysis_ready"
+    table.deliver()
     # A second game, stopped by an admin with a reason typed in by hand.
     short = Table(app, smtp_host, smtp_port, [PLAYERS[0], PLAYERS[2]], name=SHORT_GAME_NAME,
                   teams=False, seed=9, now=table.now)
@@ -364,6 +370,7 @@ def set_the_tables(app: Flask, smtp_host: str, smtp_port: int) -> Pages:
     finished = Table(app, smtp_host, smtp_port, [PLAYERS[1], PLAYERS[0], PLAYERS[2]], name=SHORT_GAME_NAME,
                      teams=False, seed=3)
     finished.play(attack=False, announce=False)
+    game_analysis.run_analyses(_db(app), _cfg(app), "phone-samples")  # its analysis page, computed
     mover = running.mover()
     assert mover is not None
     return Pages(running=mover, finished=finished.seat(1), move_paths=move_paths(app, mover),

@@ -78,6 +78,7 @@ def test_every_kind_of_email_fits_a_phone(app, smtp_server, phone, browser):
                 problems.append(f"{kind} email to {letter.to_addr} ({letter.subject!r}) is {problem}")
                 break  # one of each kind says what to fix
     desktop = browser.new_context(viewport=DESKTOP)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)  # a fresh checkout has none yet
     try:
         page = desktop.new_page()
         for kind in sorted(kinds):  # the fullest of each kind, its HTML beside its pictures
@@ -133,6 +134,8 @@ def player_paths(app, pages: Pages) -> dict[str, list[str]]:
         "/me/<token>": [path_of(cfg, links.my_games_url(cfg, pages.running.email)), "/me/not-a-token"],
         "/g/<token>/leave": [seat_path(cfg, pages.running) + "/leave", "/g/not-a-token/leave"],
         "/g/<token>/rematch": [seat_path(cfg, pages.finished) + "/rematch", seat_path(cfg, pages.running) + "/rematch"],
+        "/g/<token>/analysis": [seat_path(cfg, pages.finished) + "/analysis",
+                                seat_path(cfg, pages.running) + "/analysis"],
         "/g/<token>": [seat_path(cfg, pages.running), seat_path(cfg, pages.finished), "/g/not-a-token"],
         "/m/<token>": [*pages.move_paths, pages.stale_move_path, "/m/not-a-token"],
         "/g/<token>/prefs": [seat_path(cfg, pages.running) + "/prefs", "/g/not-a-token/prefs"],

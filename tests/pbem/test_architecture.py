@@ -30,7 +30,7 @@ LAYERS = {
     "pbem.config": BASE, "pbem.models": BASE, "pbem.db": BASE, "pbem.sqlite": BASE,
     "pbem.words": BASE, "pbem.i18n": BASE, "pbem.links": BASE, "pbem.logging": BASE, "pbem.runtime": BASE,
     "pbem.auth": BASE, "pbem.addresses": BASE, "pbem.refusals": BASE, "pbem.models_mail": BASE,
-    "pbem.metrics": BASE,
+    "pbem.metrics": BASE, "pbem.models_analysis": BASE,
     "pbem.appctx": BASE, "pbem.schedule": BASE, "pbem.zones": BASE, "pbem.store": BASE, "pbem.migrations": BASE,
 }
 
@@ -62,6 +62,8 @@ LAZY_ALLOWED = {
     ("pbem", "pbem.logging"): "JSON logs are configured only outside tests",
     ("pbem", "pbem.letters.deferred"): "create_app hands mail its writers (register_writers)",
     ("pbem", "pbem.games.proposals"): "create_app hands mail its writers (register_writers)",
+    ("pbem", "pbem.web.analysis"): "create_app registers the blueprints",
+    ("pbem", "pbem.games.analysis"): "create_app hooks the analysis into finish.HOOKS (register)",
 }
 # Entry points other than create_app may load what a command needs when it runs.
 LAZY_ENTRY_MODULES = {"pbem.cli", "pbem.devserver", "pbem.worker"}

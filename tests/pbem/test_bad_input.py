@@ -177,7 +177,8 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
     "my_games.ask_link": {("form", "email"): "ann@example.com"},
     "my_games.games_page": {("args", "saved"): "1", ("args", "lang"): "fr"},
     "my_games.save_preferences": {("form", "timezone"): "Europe/Paris", ("form", "reminders"): "on",
-                                  ("form", "digest"): "on", ("form", "play_forced"): "on"},
+                                  ("form", "digest"): "on", ("form", "play_forced"): "on",
+                                  ("form", "analysis_email"): "on"},
     "seat.seat_actions.rematch_page": {},
     "seat.seat_actions.rematch": {},
     "seat.seat_actions.leave_page": {},
@@ -186,6 +187,7 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
     "seat.replay.seat_replay_step": {},
     "admin.replay.admin_replay": {("args", "step"): "1"},
     "admin.replay.admin_replay_step": {},
+    "seat.analysis.page": {},
 }
 
 # Values past a field's first checks, where the generic ones stop early: endpoint -> field -> values.

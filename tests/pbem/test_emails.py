@@ -79,6 +79,8 @@ SAMPLES: dict[str, dict] = {
     "invitation_bounced": {**_INVITING, "missing": "Bob", "manage_url": "http://korsar.test/p/x"},
     "proposal_cancelled": {**_INVITING, "you": "Ann", "accepted": True},
     "my_games_link": {**_INVITING, "my_games_url": "http://korsar.test/me/x", "valid_days": "7 days"},
+    "analysis_ready": {"analysis_url": "http://korsar.test/g/x/analysis", "my_games_url": "http://korsar.test/me",
+                       "analysis": {"url": "http://korsar.test/g/x/analysis", "ready": False, "minutes": 3}},
 }
 
 
