@@ -156,7 +156,7 @@ def test_each_step_says_its_move_in_words_and_links_to_every_other_step(app, cli
 
 
 @pytest.mark.parametrize("language, words", [
-    ("fr", ("Revoir ", "Coup 2", "Suivante", "La donne", "Toutes les étapes")),
+    ("fr", ("Revoir ", "Coup\u00a02", "Suivante", "La donne", "Toutes les étapes")),
     ("vi", ("Xem lại ván", "Nước đi 2", "Tiếp", "Chia bài", "Tất cả các bước")),
 ])
 def test_the_replay_is_written_in_the_seats_language_with_no_english_left(app, client, finished, language, words):
