@@ -73,6 +73,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from pbem.games.proposals import register_writers as register_invitation_writers
     register_writers()
     register_invitation_writers()  # the confirmation and "my games" links anyone can ask for
+    from pbem.games import ratings
+    ratings.register()  # every game played to its end moves its players' ratings (a finish hook)
     return app
 
 

@@ -1,0 +1,90 @@
+"""How a rating is shown, for the game-over email, the game page, /me, the leaderboard and the
+admin: one scale, one way of writing it in the reader's language.
+
+The scale: openskill's ordinal (mu - 3 sigma, a skill the player has almost surely reached),
+scaled to a familiar number: `points = 1500 + 20 * (mu - 3 * sigma)`, i.e. openskill's
+`rating.ordinal(3, 20, 1500)`. A newcomer (mu 25, sigma 25/3) shows 1 500; a player who keeps
+winning climbs as sigma shrinks and mu grows (a settled mid-table player shows about 1 850). Below
+`PROVISIONAL_GAMES` rated games a rating is provisional: written "1 512?".
+Numbers are written by Babel (pbem/i18n.format_number): "1,512" in English, "1 512" (a narrow
+no-break space) in French, "1.512" in Vietnamese.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from pbem.i18n import format_number
+from pbem.i18n import gettext as _
+
+Z, SCALE, BASE = 3.0, 20.0, 1500.0  # openskill's ordinal(z, alpha, target)
+PROVISIONAL_GAMES = 5  # fewer rated games than this in a mode: the rating is provisional
+
+
+def points(mu: float, sigma: float) -> int:
+    """A rating on the shown scale (openskill's `ordinal(Z, SCALE, BASE)`, rounded)."""
+    return round(SCALE * (mu - Z * sigma) + BASE)
+
+
+def provisional(games: int) -> bool:
+    return games < PROVISIONAL_GAMES
+
+
+def rating_text(value: int, games: int) -> str:
+    """'1,512', or '1,512?' while provisional (in the reader's language)."""
+    number = format_number(value)
+    return _("%(rating)s?", rating=number) if provisional(games) else number
+
+
+def delta_text(delta: int) -> str:
+    """'+28', '−12' (a true minus sign), '±0'."""
+    if delta > 0:
+        return f"+{format_number(delta)}"
+    if delta < 0:
+        return f"\u2212{format_number(-delta)}"
+    return "\u00b10"
+
+
+@dataclass(frozen=True)
+class ChangeLine:
+    """One human's rating change in one game, as the game-over email and page show it."""
+
+    position: int
+    name: str
+    before: str  # "1,512?"
+    after: str  # "1,540"
+    delta: str  # "+28"
+    excluded: bool  # an admin took the game out of the ratings: no change
+
+    @property
+    def text(self) -> str:
+        """'1,512 → 1,540 (+28)'."""
+        return _("%(before)s → %(after)s (%(delta)s)", before=self.before, after=self.after, delta=self.delta)
+
+
+class ChangeRow(Protocol):
+    """What the ratings stored for one seat (pbem/models_ratings.RatingChange has these)."""
+
+    position: int
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+    games_before: int
+    excluded: bool
+
+
+def change_lines(rows: Sequence[ChangeRow], names: Sequence[str]) -> list[ChangeLine]:
+    """Each rated human's change, in seat order, named as the reader reads the seats."""
+    out = []
+    for row in sorted(rows, key=lambda r: r.position):
+        before = points(row.mu_before, row.sigma_before)
+        after = before if row.excluded else points(row.mu_after, row.sigma_after)
+        games_after = row.games_before + (0 if row.excluded else 1)
+        name = names[row.position] if 0 <= row.position < len(names) else ""
+        out.append(ChangeLine(position=row.position, name=name,
+                              before=rating_text(before, row.games_before),
+                              after=rating_text(after, games_after), delta=delta_text(after - before),
+                              excluded=row.excluded))
+    return out
