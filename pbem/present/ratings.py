@@ -11,7 +11,7 @@ no-break space) in French, "1.512" in Vietnamese.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -56,6 +56,7 @@ class ChangeLine:
     after: str  # "1,540"
     delta: str  # "+28"
     excluded: bool  # an admin took the game out of the ratings: no change
+    provisional: bool  # the rating before the game was provisional (its "?")
 
     @property
     def text(self) -> str:
@@ -75,16 +76,16 @@ class ChangeRow(Protocol):
     excluded: bool
 
 
-def change_lines(rows: Sequence[ChangeRow], names: Sequence[str]) -> list[ChangeLine]:
-    """Each rated human's change, in seat order, named as the reader reads the seats."""
+def change_lines(rows: Sequence[ChangeRow], names: Mapping[int, str]) -> list[ChangeLine]:
+    """Each rated human's change, in seat order; `names`: the seats' names by position."""
     out = []
     for row in sorted(rows, key=lambda r: r.position):
         before = points(row.mu_before, row.sigma_before)
         after = before if row.excluded else points(row.mu_after, row.sigma_after)
         games_after = row.games_before + (0 if row.excluded else 1)
-        name = names[row.position] if 0 <= row.position < len(names) else ""
+        name = names.get(row.position, "")
         out.append(ChangeLine(position=row.position, name=name,
                               before=rating_text(before, row.games_before),
                               after=rating_text(after, games_after), delta=delta_text(after - before),
-                              excluded=row.excluded))
+                              excluded=row.excluded, provisional=provisional(row.games_before)))
     return out

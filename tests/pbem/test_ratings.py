@@ -8,17 +8,18 @@ from datetime import timedelta
 
 import engine
 import pytest
-from game_helpers import cfg_of, db_of, game_row, seats, start_game
+from game_helpers import cfg_of, db_of, game_page_path, game_row, seats, start_game
 from openskill.models import PlackettLuce
 from sqlmodel import select
 from test_seat_actions import play_to_the_end
 
 from pbem import i18n, store
 from pbem.db import read_scope, session_scope
-from pbem.games import lifecycle, ratings
+from pbem.games import lifecycle, ratings, service
 from pbem.games.errors import GameError
 from pbem.games.seated import lock_seated
-from pbem.models import AuditLog, utcnow
+from pbem.letters import notify
+from pbem.models import AuditLog, Game, utcnow
 from pbem.models_ratings import RatedGame, Rating, RatingChange
 from pbem.present.ratings import points, rating_text
 
@@ -226,3 +227,30 @@ def test_history_starts_where_the_first_game_started(app):
     assert mine.games == 2 and mine.provisional and len(mine.history) == 3
     assert mine.history[0].points == 1500 and mine.history[-1].points == mine.points
     assert utcnow() - mine.history[-1].at < timedelta(minutes=5)
+
+
+def test_the_game_over_email_and_the_game_page_show_each_humans_change(app):
+    game_id = start_game(app, [ANN, BOB, "bot:greedy"], seed=3)
+    play_to_the_end(app, game_id)
+    ann, bob = stored(app, ANN), stored(app, BOB)
+    assert ann is not None and bob is not None
+    with session_scope(db_of(app)) as s:
+        game, seat = s.get(Game, game_id), service.seats_of(s, game_id)[0]
+        email = notify.game_over_email(s, cfg_of(app), game, seat)
+    text, html = email.text_body, email.html_body or ""
+    block = text.split("RATINGS")[1].split("\n\n")[0]
+    for name, row in (("Ann", ann), ("Bob", bob)):
+        after = rating_text(points(row.mu, row.sigma), 1)
+        assert f"{name}: 1,500? \u2192 {after} (" in block
+        assert f"1,500?\u00a0\u2192 {after}" in html or f"1,500?&nbsp;\u2192 {after}" in html
+    assert "Greedy" not in block and "provisional" in block  # bots have no rating shown
+    page = app.test_client().get(game_page_path(text))
+    assert page.status_code == 200 and b"data-rating-changes" in page.data
+
+
+def test_an_aborted_game_shows_no_rating_block(app):
+    game_id = start_game(app, [ANN, BOB], seed=3)
+    with session_scope(db_of(app)) as s:
+        lifecycle.abort_game(s, cfg_of(app), game_id, now=utcnow(), actor="admin@example.com")
+    with read_scope(db_of(app)) as s:
+        assert s.exec(select(RatingChange)).all() == []
