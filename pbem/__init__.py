@@ -41,6 +41,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from pbem.web import admin, dev, errors, health, player, prefs, rules, talk  # noqa: F401  (talk: nested)
     from pbem.web import home, invites, my_games, new_game, seat, seat_actions  # noqa: F401
     from pbem.web import metrics
+    from pbem.web import leaderboard
     from pbem.web import i18n_web
     from pbem.web.converters import IdConverter
 
@@ -62,6 +63,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         new_game.bp,  # /new, a visitor starts a game
         invites.bp,  # the creator's confirmation and page, invitations, "never email me"
         my_games.bp,  # /me, an address's games and preferences
+        leaderboard.bp,  # /leaderboard, and /me's choice to be on it
     )
     errors.register(app)  # 404 and 405 outside the dashboard: the player's error page
     if config.DEV_INBOX and not config.is_production:

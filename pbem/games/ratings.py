@@ -62,6 +62,7 @@ MAX_HISTORY = 200  # points of a mode's history on /me
 declare_refusals({
     "game_not_rated": (lazy("This game did not count for the ratings (it was not played to its end, "
                             "or nobody in it has a rating)."), 409),
+    "leaderboard_name_needed": (lazy("Choose the name the leaderboard shows for you."), 422),
     "leaderboard_name_taken": (lazy("Another player is on the leaderboard under this name: choose another one."), 409),
 })
 
@@ -373,6 +374,8 @@ def set_listed(session: Session, email: str, name: str | None, *, now: datetime 
         if entry is not None:
             session.delete(entry)
         return
+    if not name.strip():
+        raise GameError("leaderboard_name_needed", status=422)
     name = check_name(name)
     taken = session.exec(select(LeaderboardEntry.key).where(
         func.lower(col(LeaderboardEntry.display_name)) == name.lower(), LeaderboardEntry.key != key)).first()
@@ -387,3 +390,28 @@ def admin_ratings(session: Session, *, limit: int = 500) -> list[tuple[Rating, i
     """Every rating, best first, with its shown points (the admin's list: it shows mailboxes)."""
     rows = session.exec(select(Rating).where(col(Rating.games) > 0)).all()
     return sorted(((r, points(r.mu, r.sigma)) for r in rows), key=lambda t: (t[0].mode, -t[1]))[:limit]
+
+
+@dataclass(frozen=True)
+class RatedGameLine:
+    """A rated game in the admin's list."""
+
+    game_id: int
+    name: str
+    mode: str
+    finished_at: datetime
+    excluded: bool
+    changes: list[RatingChange]
+
+
+def rated_games(session: Session, *, limit: int = 100) -> list[RatedGameLine]:
+    """The latest rated games, newest first, with what each did to its mailboxes (the admin's)."""
+    rows = session.exec(select(RatedGame, Game.name).join(Game, col(Game.id) == col(RatedGame.game_id))
+                        .order_by(col(RatedGame.rated_at).desc(), col(RatedGame.game_id).desc()).limit(limit)).all()
+    ids = [r.game_id for r, _name in rows]
+    changes: dict[int, list[RatingChange]] = {}
+    for change in session.exec(select(RatingChange).where(col(RatingChange.game_id).in_(ids))
+                               .order_by(col(RatingChange.position))).all():
+        changes.setdefault(change.game_id, []).append(change)
+    return [RatedGameLine(r.game_id, name, r.mode, r.finished_at, r.excluded, changes.get(r.game_id, []))
+            for r, name in rows]

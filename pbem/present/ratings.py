@@ -89,3 +89,41 @@ def change_lines(rows: Sequence[ChangeRow], names: Mapping[int, str]) -> list[Ch
                               after=rating_text(after, games_after), delta=delta_text(after - before),
                               excluded=row.excluded, provisional=provisional(row.games_before)))
     return out
+
+
+@dataclass(frozen=True)
+class HistoryChart:
+    """A rating's history as a small SVG line (geometry here, drawn by me/_ratings.html)."""
+
+    width: int
+    height: int
+    points: str  # the polyline's "x,y x,y ..."
+    dots: list[tuple[float, float, str]]  # (x, y, its value in words) of each game, last ones only
+    gridlines: list[tuple[float, str]]  # (y, the value written)
+    summary: str  # the chart in words: its <title>
+
+
+def history_chart(values: Sequence[int], *, width: int = 320, height: int = 120) -> HistoryChart | None:
+    """The line of `values` (oldest first, the start included), or None below two points."""
+    if len(values) < 2:
+        return None
+    left, right, top, bottom = 44, 8, 10, 10
+    low, high = min(values), max(values)
+    step = 50 if high - low <= 300 else 100
+    low, high = (low // step) * step, -(-high // step) * step
+    if high == low:
+        high = low + step
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def y(v: int) -> float:
+        return round(top + plot_h * (high - v) / (high - low), 1)
+
+    xs = [round(left + plot_w * i / (len(values) - 1), 1) for i in range(len(values))]
+    coords = [(x, y(v)) for x, v in zip(xs, values)]
+    grid = [(y(low), format_number(low)), (y(high), format_number(high))]
+    summary = _("Rating over your last %(games)s games: from %(first)s to %(last)s (lowest %(low)s, highest "
+                "%(high)s).", games=format_number(len(values) - 1), first=format_number(values[0]),
+                last=format_number(values[-1]), low=format_number(min(values)), high=format_number(max(values)))
+    return HistoryChart(width=width, height=height, points=" ".join(f"{x},{yy}" for x, yy in coords),
+                        dots=[(x, yy, format_number(v)) for (x, yy), v in list(zip(coords, values))[-30:]],
+                        gridlines=grid, summary=summary)

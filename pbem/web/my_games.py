@@ -39,6 +39,7 @@ from pbem.web.i18n_web import speak_stored
 from pbem.web.limited import limit_page
 from pbem.zones import picker, zone_from_form, zone_in_words
 from pbem.web.seat import link_message
+from pbem.web.leaderboard import my_ratings
 
 bp = Blueprint("my_games", __name__)
 
@@ -116,6 +117,7 @@ def _games_page(token: str, *, error: str = "", status: int = 200) -> tuple[str,
             bounces=bounced.bounces(session, mine.email), mail_works=bool(request.args.get("mail")),
             deadline=lambda when: _local_time(when, mine.prefs.timezone),
             invitation_words={k: _(v) for k, v in INVITATION_WORDS.items()},
+            ratings_section=my_ratings(session, mine.email),  # me/_ratings.html
         ), status
 
 
