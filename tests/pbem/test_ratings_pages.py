@@ -73,7 +73,8 @@ def test_a_refused_leaderboard_name_is_said_on_my_page(app, two_games):
 
 def test_get_pages_change_nothing(app, two_games):
     client = app.test_client()
-    for path in ("/leaderboard", "/leaderboard?mode=teams", "/leaderboard?mode=nonsense", me_path(app, "ann@example.com")):
+    for path in ("/leaderboard", "/leaderboard?mode=teams", "/leaderboard?mode=nonsense",
+                 me_path(app, "ann@example.com")):
         assert client.get(path).status_code == 200
     assert client.get(f"{me_path(app, 'ann@example.com')}/leaderboard").status_code == 405
     with read_scope(db_of(app)) as s:
