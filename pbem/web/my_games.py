@@ -39,7 +39,7 @@ from pbem.web.i18n_web import speak_stored
 from pbem.web.limited import limit_page
 from pbem.zones import picker, zone_from_form, zone_in_words
 from pbem.web.seat import link_message
-from pbem.web.leaderboard import my_ratings
+from pbem.web.ratings_section import my_ratings
 
 bp = Blueprint("my_games", __name__)
 

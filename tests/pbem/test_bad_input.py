@@ -182,6 +182,11 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
     "seat.seat_actions.rematch": {},
     "seat.seat_actions.leave_page": {},
     "seat.seat_actions.leave": {},
+    "leaderboard.leaderboard_page": {("args", "mode"): "teams"},
+    "leaderboard.set_listed": {("form", "listed"): "on", ("form", "display_name"): "Captain Ann"},
+    "admin.ratings_page": {},
+    "admin.ratings_exclude": {},
+    "admin.ratings_include": {},
 }
 
 # Values past a field's first checks, where the generic ones stop early: endpoint -> field -> values.
