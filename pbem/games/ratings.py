@@ -28,7 +28,8 @@ from typing import Any
 
 import engine
 from openskill.models import PlackettLuce
-from sqlalchemy import text
+from sqlalchemy import insert, text, update
+from sqlalchemy import select as sa_select  # five columns: past sqlmodel's typed overloads
 from sqlmodel import Session, col, func, select
 
 from pbem.addresses import canonical_key
@@ -201,34 +202,40 @@ def _standings(session: Session, mode: str, keys: Iterable[str]) -> dict[str, Ra
 
 def rate_finished_game(session: Session, cfg: Config, game: Game, seats: list[Seat],
                        state: engine.GameState | None, how: finish.How) -> None:
-    """The hook: a game played to its end moves its humans' ratings, once."""
+    """The hook: a game played to its end moves its humans' ratings, once. A few statements
+    (no unit of work): the claim, one read of the ratings, then one batch each of changes,
+    updated ratings and new ones."""
     if how != "played" or state is None or game.id is None:
         return
     lineup = lineup_of(game, seats, state)
     if lineup is None:
         return
     _serialise(session)
-    if session.get(RatedGame, game.id) is not None:  # another worker rated it first
+    claimed = session.exec(select(RatedGame.game_id).where(RatedGame.game_id == game.id)).first()
+    if claimed is not None:  # another worker rated it first
         return
     now = game.finished_at or utcnow()
-    session.add(RatedGame(game_id=game.id, mode=lineup.mode, finished_at=now, lineup_json=lineup.to_json(),
-                          rated_at=utcnow()))
-    session.flush()  # the claim: a second one fails here on the primary key, before any rating moves
-    rows = _standings(session, lineup.mode, lineup.keys())
-    before = {k: Standing(r.mu, r.sigma, r.games, r.wins) for k, r in rows.items()}
+    # The claim: a second one fails here on the primary key, before any rating moves.
+    session.execute(insert(RatedGame).values(game_id=game.id, mode=lineup.mode, finished_at=now,
+                                             lineup_json=lineup.to_json(), rated_at=utcnow(), excluded=False))
+    keys = sorted(set(lineup.keys()))
+    stored = {key: Standing(mu, sigma, games, wins) for key, mu, sigma, games, wins in session.execute(
+        sa_select(col(Rating.key), col(Rating.mu), col(Rating.sigma), col(Rating.games), col(Rating.wins))
+        .where(col(Rating.mode) == lineup.mode, col(Rating.key).in_(keys))).all()}
+    before = {key: stored.get(key) or new_standing() for key in keys}
     after = rate(lineup, before)
-    for side in lineup.sides:
-        for player in side.players:
-            if player.key is None:
-                continue
-            was, now_ = before[player.key], after[player.key]
-            session.add(RatingChange(game_id=game.id, key=player.key, mode=lineup.mode, position=player.seat,
-                                     rank=side.rank, won=side.won, mu_before=was.mu, sigma_before=was.sigma,
-                                     mu_after=now_.mu, sigma_after=now_.sigma, games_before=was.games))
-            row = rows[player.key]
-            row.mu, row.sigma, row.games, row.wins, row.updated_at = now_.mu, now_.sigma, now_.games, now_.wins, now
-            session.add(row)
-    session.flush()
+    changes = [{"game_id": game.id, "key": p.key, "mode": lineup.mode, "position": p.seat, "rank": side.rank,
+                "won": side.won, "mu_before": before[p.key].mu, "sigma_before": before[p.key].sigma,
+                "mu_after": after[p.key].mu, "sigma_after": after[p.key].sigma,
+                "games_before": before[p.key].games, "excluded": False, "created_at": now}
+               for side in lineup.sides for p in side.players if p.key is not None]
+    session.execute(insert(RatingChange), changes)
+    rows = [{"key": k, "mode": lineup.mode, "mu": after[k].mu, "sigma": after[k].sigma, "games": after[k].games,
+             "wins": after[k].wins, "updated_at": now} for k in keys]
+    if known := [r for r in rows if r["key"] in stored]:
+        session.execute(update(Rating), known)  # by primary key (key, mode), one executemany
+    if new := [r for r in rows if r["key"] not in stored]:
+        session.execute(insert(Rating), new)
 
 
 # ---------------------------------------------------------------- exclusion and its undo
