@@ -17,6 +17,7 @@ from typing import Protocol
 
 from pbem.i18n import format_number
 from pbem.i18n import gettext as _
+from pbem.i18n import ngettext
 
 Z, SCALE, BASE = 3.0, 20.0, 1500.0  # openskill's ordinal(z, alpha, target)
 PROVISIONAL_GAMES = 5  # fewer rated games than this in a mode: the rating is provisional
@@ -121,9 +122,12 @@ def history_chart(values: Sequence[int], *, width: int = 320, height: int = 120)
     xs = [round(left + plot_w * i / (len(values) - 1), 1) for i in range(len(values))]
     coords = [(x, y(v)) for x, v in zip(xs, values)]
     grid = [(y(low), format_number(low)), (y(high), format_number(high))]
-    summary = _("Rating over your last %(games)s games: from %(first)s to %(last)s (lowest %(low)s, highest "
-                "%(high)s).", games=format_number(len(values) - 1), first=format_number(values[0]),
-                last=format_number(values[-1]), low=format_number(min(values)), high=format_number(max(values)))
+    summary = ngettext("Rating over your last %(num)s game: from %(first)s to %(last)s (lowest %(low)s, "
+                       "highest %(high)s).",
+                       "Rating over your last %(num)s games: from %(first)s to %(last)s (lowest %(low)s, "
+                       "highest %(high)s).", len(values) - 1, first=format_number(values[0]),
+                       last=format_number(values[-1]), low=format_number(min(values)),
+                       high=format_number(max(values)))
     return HistoryChart(width=width, height=height, points=" ".join(f"{x},{yy}" for x, yy in coords),
                         dots=[(x, yy, format_number(v)) for (x, yy), v in list(zip(coords, values))[-30:]],
                         gridlines=grid, summary=summary)

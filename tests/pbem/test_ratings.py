@@ -179,7 +179,7 @@ def test_excluding_a_game_nobody_rated_is_refused(app):
 
 
 @pytest.mark.parametrize(("language", "games", "shown"), [
-    ("en", 1, "1,512?"), ("en", 5, "1,512"), ("fr", 9, "1\u202f512"),
+    ("en", 1, "1,512?"), ("en", 5, "1,512"), ("fr", 9, "1\u202f512"), ("fr", 2, "1\u202f512\u202f?"),
     ("vi", 7, "1.512"),
 ])
 def test_a_rating_is_written_in_the_readers_numbers_and_provisional_below_five_games(language, games, shown):
