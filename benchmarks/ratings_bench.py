@@ -87,8 +87,12 @@ def run(url: str, games: int, repeat: int) -> dict[str, dict[str, float]]:
     create_all(engine)
     cfg = Config(DATABASE_URL=url, SECRET_KEY="bench", BASE_URL="http://korsar.test",
                  MAIL_FROM="Korsar <korsar@korsar.test>", KORSAR_ENV="testing", BOT_DELAY_SECONDS=0.0)
+    hooks = list(finish.HOOKS)
     finish.HOOKS[:] = []  # the models are played unrated; the hook is called by hand below
-    models = {label: _play(url, cfg, size, teams, seed=7 + size) for label, (size, teams) in TABLES.items()}
+    try:
+        models = {label: _play(url, cfg, size, teams, seed=7 + size) for label, (size, teams) in TABLES.items()}
+    finally:
+        finish.HOOKS[:] = hooks
     rng = random.Random(1)
     with session_scope(engine) as s:  # a history: `games` rated clones, oldest first
         loaded = {label: (s.get(Game, gid), service.seats_of(s, gid)) for label, gid in models.items()}
