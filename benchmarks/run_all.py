@@ -24,6 +24,9 @@ BENCHMARKS: list[tuple[str, list[str]]] = [
     ("benchmarks.inbound_hostile_bench", []),
     ("benchmarks.html_parsers_bench", []),
     ("benchmarks.replies_corpus", []),
+    # A finished game's rating update, 2 to 5 players and teams, and an exclusion's replay.
+    ("benchmarks.ratings_bench", []),
+    ("benchmarks.ratings_bench", ["--db", "postgresql"]),
 ]
 
 

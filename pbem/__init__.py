@@ -43,6 +43,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from pbem.web import analysis as analysis_pages  # noqa: F401  (nested in seat: /g/<token>/analysis)
     from pbem.web import metrics
     from pbem.web import replay  # noqa: F401  (nested: /g/<token>/replay, /admin/games/<id>/replay)
+    from pbem.web import leaderboard
     from pbem.web import i18n_web
     from pbem.web.converters import IdConverter
 
@@ -64,6 +65,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         new_game.bp,  # /new, a visitor starts a game
         invites.bp,  # the creator's confirmation and page, invitations, "never email me"
         my_games.bp,  # /me, an address's games and preferences
+        leaderboard.bp,  # /leaderboard, and /me's choice to be on it
     )
     errors.register(app)  # 404 and 405 outside the dashboard: the player's error page
     if config.DEV_INBOX and not config.is_production:
@@ -77,6 +79,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_invitation_writers()  # the confirmation and "my games" links anyone can ask for
     from pbem.games.analysis import register as register_analysis
     register_analysis()  # the analysis job queued when a game ends (finish.HOOKS)
+    from pbem.games import ratings
+    ratings.register()  # every game played to its end moves its players' ratings (a finish hook)
     return app
 
 

@@ -12,6 +12,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import Session, SQLModel, create_engine
 
 from pbem import models, models_analysis, models_mail  # noqa: F401  (registers the tables for create_all)
+from pbem import models_ratings  # noqa: F401  (the ratings' tables, for create_all)
 from pbem import sqlite
 from pbem.sqlite import READ_ONLY_OPTION
 

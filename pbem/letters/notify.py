@@ -29,6 +29,8 @@ from pbem.present.board import board
 from pbem.present.final import final_result
 from pbem.present.names import named_view
 from pbem.present.phrases import event_sentences, present_moves
+from pbem.present.ratings import change_lines
+from pbem.models_ratings import changes_of_game
 from pbem.letters.forced import played_for_you
 from pbem.letters.heard import take_unread
 from pbem.store import load_state
@@ -256,4 +258,6 @@ def game_over_email(session: Session, cfg: Config, game: Game, seat: Seat) -> Em
     # "Play again with the same players": the seat's rematch page (a GET that only asks).
     context["rematch_url"] = f"{seat_page_url(cfg, seat)}/rematch"
     context["analysis"] = analysis_notice(session, cfg, game, seat)  # when it is ready, its link
+    context["rating_changes"] = change_lines(changes_of_game(session, game.id or 0),  # partials/rating_changes.*
+                                             {s.position: s.name for s in game_seats(session, game)})
     return build(cfg, "game_over", seat, context)

@@ -21,6 +21,7 @@ from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
 from pbem import models, models_analysis, models_mail  # noqa: F401  (registers the tables in target_metadata)
+from pbem import models_ratings  # noqa: F401  (the ratings' tables, in target_metadata)
 from pbem.db import is_sqlite, make_engine
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent

@@ -40,6 +40,7 @@ from pbem.web.i18n_web import speak_stored
 from pbem.web.limited import limit_page
 from pbem.zones import picker, zone_from_form, zone_in_words
 from pbem.web.seat import link_message
+from pbem.web.ratings_section import my_ratings
 
 bp = Blueprint("my_games", __name__)
 
@@ -118,6 +119,7 @@ def _games_page(token: str, *, error: str = "", status: int = 200) -> tuple[str,
             deadline=lambda when: _local_time(when, mine.prefs.timezone),
             invitation_words={k: _(v) for k, v in INVITATION_WORDS.items()},
             analysis_email=game_analysis.ready_email_chosen(session, mine.email),
+            ratings_section=my_ratings(session, mine.email),  # me/_ratings.html
         ), status
 
 

@@ -24,6 +24,8 @@ from pbem import store
 from pbem.letters import notify
 from pbem.present.board import board, move_log
 from pbem.present.final import final_result
+from pbem.present.ratings import change_lines
+from pbem.models_ratings import changes_of_game
 from pbem.present.names import named_view, seat_name
 from pbem.present.phrases import describe_move
 from pbem.logging import log_context
@@ -124,4 +126,6 @@ def game_page() -> Any:
                                bouncing=[s.name for s in bouncing if s.id != seat.id],
                                you_bounce=any(s.id == seat.id for s in bouncing),
                                talk_box=talk_web.talk_box(session, seated, context["game_url"]),
-                               just_played=just_played, **context)
+                               just_played=just_played, **context,
+                               rating_changes=change_lines(changes_of_game(session, game.id or 0),
+                                                           {s.position: s.name for s in seated.seats}))

@@ -32,6 +32,7 @@ LAYERS = {
     "pbem.auth": BASE, "pbem.addresses": BASE, "pbem.refusals": BASE, "pbem.models_mail": BASE,
     "pbem.metrics": BASE, "pbem.models_analysis": BASE,
     "pbem.appctx": BASE, "pbem.schedule": BASE, "pbem.zones": BASE, "pbem.store": BASE, "pbem.migrations": BASE,
+    "pbem.models_ratings": BASE,  # the ratings' tables (pbem/games/ratings.py writes them)
 }
 
 # Function-local pbem imports that are allowed, each with its reason: (module, imported module).
@@ -64,6 +65,8 @@ LAZY_ALLOWED = {
     ("pbem", "pbem.games.proposals"): "create_app hands mail its writers (register_writers)",
     ("pbem", "pbem.web.analysis"): "create_app registers the blueprints",
     ("pbem", "pbem.games.analysis"): "create_app hooks the analysis into finish.HOOKS (register)",
+    ("pbem", "pbem.web.leaderboard"): "create_app registers the blueprints",
+    ("pbem", "pbem.games.ratings"): "create_app hooks the ratings into the end of a game (ratings.register)",
 }
 # Entry points other than create_app may load what a command needs when it runs.
 LAZY_ENTRY_MODULES = {"pbem.cli", "pbem.devserver", "pbem.worker"}
@@ -72,6 +75,7 @@ LAZY_ENTRY_MODULES = {"pbem.cli", "pbem.devserver", "pbem.worker"}
 CIRCLE_ALLOWED = {
     ("pbem.web.admin.auth_views", "pbem.web.admin"): "routes register on the admin blueprint",
     ("pbem.web.admin.bounces", "pbem.web.admin"): "routes register on the admin blueprint",
+    ("pbem.web.admin.ratings", "pbem.web.admin"): "routes register on the admin blueprint",
     ("pbem.web.admin.game_actions", "pbem.web.admin"): "routes register on the admin blueprint",
     ("pbem.web.admin.games", "pbem.web.admin"): "routes register on the admin blueprint",
     ("pbem.web.admin.outbox", "pbem.web.admin"): "routes register on the admin blueprint",

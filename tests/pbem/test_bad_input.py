@@ -188,6 +188,11 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
     "admin.replay.admin_replay": {("args", "step"): "1"},
     "admin.replay.admin_replay_step": {},
     "seat.analysis.page": {},
+    "leaderboard.leaderboard_page": {("args", "mode"): "teams"},
+    "leaderboard.set_listed": {("form", "listed"): "on", ("form", "display_name"): "Captain Ann"},
+    "admin.ratings_page": {},
+    "admin.ratings_exclude": {},
+    "admin.ratings_include": {},
 }
 
 # Values past a field's first checks, where the generic ones stop early: endpoint -> field -> values.

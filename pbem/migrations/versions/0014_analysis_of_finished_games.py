@@ -5,7 +5,7 @@ analysis_move: the expert's judgement of each human move; analysis_preference: a
 choice of an email when an analysis is ready.
 
 Revision ID: 0014
-Revises: 0012 (the lead chains it after 0013)
+Revises: 0013
 Create Date: 2026-12-02 07:02:23.557415
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from alembic import op
 
 
 revision: str = '0014'
-down_revision: str | Sequence[str] | None = '0012'
+down_revision: str | Sequence[str] | None = '0013'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

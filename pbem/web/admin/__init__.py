@@ -116,3 +116,4 @@ from pbem.web.admin import (  # noqa: E402,F401  (routes register themselves on 
     outbox,
     stats,
 )
+from pbem.web.admin import ratings  # noqa: E402,F401  (the ratings page)
