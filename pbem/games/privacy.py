@@ -310,7 +310,7 @@ def _needles(found: Held) -> tuple[list[str], list[str]]:
 def _text_columns() -> Iterable[tuple[Any, Any]]:
     for table in SQLModel.metadata.sorted_tables:
         for column in table.columns:
-            if isinstance(column.type, (String, Text)):
+            if isinstance(getattr(column.type, "impl", column.type), (String, Text)):  # and SQLModel's AutoString
                 yield table, column
 
 

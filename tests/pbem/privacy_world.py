@@ -99,7 +99,8 @@ def dump(engine_or_app) -> list[tuple[str, str, str]]:
     found = []
     with Session(db_of(engine_or_app)) as s:
         for table in SQLModel.metadata.sorted_tables:
-            columns = [c for c in table.columns if isinstance(c.type, (String, Text))]
+            columns = [c for c in table.columns  # SQLModel's AutoString is a String's decorator
+                       if isinstance(getattr(c.type, "impl", c.type), (String, Text))]
             if not columns:
                 continue
             for row in s.execute(select(*columns)).all():
