@@ -399,3 +399,28 @@ def erase_address(session: Session, cfg: Config, email: str, *, never: bool, act
     scrub(session, forms, parts)
     record_audit(session, actor, "erase_address", detail=f"erased address {tag}", now=now)
     return Erased(tag=tag, seats=len(found.seats), games_handed_to_bots=left, rows_deleted=deleted, never_kept=kept)
+
+
+@dataclass(frozen=True)
+class Found:
+    """What an erasure of an address would touch, in counts (the admin's confirmation)."""
+
+    seats: int
+    games_under_way: int
+    emails: int
+    replies: int
+    invitations: int
+    proposals: int
+    never_listed: bool
+
+    @property
+    def anything(self) -> bool:
+        return any((self.seats, self.emails, self.replies, self.invitations, self.proposals, self.never_listed))
+
+
+def what_is_held(session: Session, email: str) -> Found:
+    """The counts of the rows that name `email` (reads only)."""
+    found = held(session, email)
+    return Found(seats=len(found.seats), games_under_way=sum(1 for _s, g in found.seats if not is_over(g)),
+                 emails=len(found.outbox), replies=len(found.inbound), invitations=len(found.invitations),
+                 proposals=len(found.proposals), never_listed=suppression.listed_since(session, found.key) is not None)

@@ -182,6 +182,12 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
     "seat.seat_actions.rematch": {},
     "seat.seat_actions.leave_page": {},
     "seat.seat_actions.leave": {},
+    "my_games.my_data_page": {("args", "lang"): "vi"},
+    "my_games.my_data_json": {},
+    "my_games.erase_page": {},
+    "my_games.erase": {("form", "never"): "off"},
+    "admin.erase_address_form": {},
+    "admin.erase_address": {("form", "email"): "someone@example.com", ("form", "never"): "on"},
 }
 
 # Values past a field's first checks, where the generic ones stop early: endpoint -> field -> values.

@@ -114,5 +114,6 @@ from pbem.web.admin import (  # noqa: E402,F401  (routes register themselves on 
     game_actions,
     games,
     outbox,
+    privacy,
     stats,
 )
