@@ -38,9 +38,9 @@ from pbem.games.service import lock_game_with_seats
 from pbem.games.unasked_mail import pair_key
 from pbem.i18n import gettext as _
 from pbem.mail import suppression
-from pbem.models import (AddressPreference, AddressStanding, Game, GameStatus, InboundMail, Invitation,
-                         InvitationStatus, LoginAttempt, Notice, OutboxMessage, Proposal, ProposalStatus, RateEvent,
-                         Seat, SeatKind, TalkMessage, utcnow)
+from pbem.models import (AddressPreference, AddressStanding, AdminUser, AuditLog, Game, GameStatus, InboundMail,
+                         Invitation, InvitationStatus, LoginAttempt, Notice, OutboxMessage, Proposal, ProposalStatus,
+                         RateEvent, Seat, SeatKind, TalkMessage, utcnow)
 from pbem.models_mail import Bounce
 from pbem.present.board import move_log
 from pbem.present.names import reader_names
@@ -89,6 +89,15 @@ class Held:
         found |= {m.from_addr for m in self.inbound} | {p.email for p in self.preferences}
         found |= {a.email for a in self.logins}
         return {f.lower() for f in found if f} | {self.key}
+
+
+def _audit_rows(session: Session, spellings: Iterable[str]) -> list[AuditLog]:
+    """The admin's audit lines whose detail names one of `spellings` (an action on the address)."""
+    wanted = sorted(set(spellings))
+    if not wanted:
+        return []
+    return list(session.exec(select(AuditLog).where(or_(*[func.lower(col(AuditLog.detail)).contains(w, autoescape=True)
+                                                          for w in wanted])).order_by(col(AuditLog.id))))
 
 
 def held(session: Session, email: str) -> Held:
@@ -202,6 +211,9 @@ def export_address(session: Session, email: str, *, now: datetime | None = None)
             for i, p in found.invitations if not _is_creator(p, i, key)],
         "counted_actions": [{"kind": r.kind, "at": _when(r.created_at)} for r in counted],
         "login_attempts": [{"at": _when(a.created_at), "ip": a.ip, "success": a.success} for a in found.logins],
+        # An admin's action on the address: what and when (the line's detail may name others).
+        "admin_actions": [{"at": _when(a.created_at), "action": a.action, "game": a.game_id}
+                          for a in _audit_rows(session, found.spellings)],
     }
 
 
@@ -394,6 +406,9 @@ def erase_address(session: Session, cfg: Config, email: str, *, never: bool, act
     gone(delete(LoginAttempt).where(col(LoginAttempt.id).in_([a.id for a in found.logins])))
     gone(delete(RateEvent).where(col(RateEvent.key).in_({found.key} | pairs)))
     gone(delete(AddressStanding).where(col(AddressStanding.key) == found.key))
+    # An admin account of that mailbox goes too (its audit lines keep "[erased]" as their actor).
+    gone(delete(AdminUser).where(col(AdminUser.id).in_([a.id for a in _rows(session, AdminUser, col(AdminUser.email),
+                                                                           found.key)])))
     kept = suppression.forget(session, found.key, secret=cfg.SECRET_KEY, keep=never, now=now)
     session.flush()
     scrub(session, forms, parts)

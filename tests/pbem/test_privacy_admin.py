@@ -7,9 +7,11 @@ from admin_helpers import audit_actions, cfg_of, db_of
 from privacy_world import ZED, ZED_PLAIN, build_world, forms_of_zed, where_found
 from sqlmodel import Session, col, select
 
+from pbem.auth import create_admin
+from pbem.db import session_scope
 from pbem.games import privacy
 from pbem.mail import suppression
-from pbem.models import AuditLog
+from pbem.models import AdminUser, AuditLog
 
 
 def test_the_admin_sees_what_would_go_then_erases(admin_app, admin_client, smtp_server):
@@ -36,8 +38,10 @@ def test_a_malformed_address_is_refused_with_the_form(admin_app, admin_client):
     assert response.status_code == 422 and 'name="email"' in response.text
 
 
-def test_the_cli_erases_an_address_and_audits_it_as_cli(app, smtp_server, client):
+def test_the_cli_erases_an_address_and_audits_it_as_cli(app, smtp_server, client, cheap_hashing):
     build_world(app, smtp_server, client)
+    with session_scope(db_of(app)) as s:  # the person is an admin too: the account goes with it
+        create_admin(s, ZED_PLAIN, "correct horse battery")
     result = app.test_cli_runner().invoke(args=["erase-address", "ZEBULON.QUIXOTE@example.com", "--yes"])
     assert result.exit_code == 0, result.output
     assert "2 seats (1 in games under way)" in result.output
@@ -46,6 +50,7 @@ def test_the_cli_erases_an_address_and_audits_it_as_cli(app, smtp_server, client
     with Session(db_of(app)) as s:
         assert not suppression.is_suppressed(s, ZED)
         assert s.exec(select(AuditLog.actor).where(col(AuditLog.action) == "erase_address")).one() == "cli"
+        assert s.exec(select(AdminUser)).all() == []
 
 
 def test_the_cli_asks_before_erasing(app, smtp_server, client):

@@ -98,3 +98,18 @@ def test_any_spelling_of_the_mailbox_erases_it(app, smtp_server, client, spellin
     build_world(app, smtp_server, client)
     client.post(me_path(app, spelling) + "/erase", data={})
     assert where_found(app, forms_of_zed()) == []
+
+
+def test_the_other_players_pages_and_rematch_still_work_after_erasure(app, smtp_server, client):
+    world = build_world(app, smtp_server, client)
+    client.post(me_path(app, ZED) + "/erase", data={})
+    bob = seats(app, world.finished)[0]
+    page = "/g/" + links.sign_seat(cfg_of(app), world.finished, 0, bob.link_nonce)
+    assert client.get(page).status_code == 200
+    assert "Ancien joueur 2" in client.get(page).text
+    assert client.get(page + "/rematch").status_code == 200
+    assert client.post(page + "/rematch").status_code < 500
+    running = seats(app, world.running)[1]
+    assert client.get("/g/" + links.sign_seat(cfg_of(app), world.running, 1, running.link_nonce)).status_code == 200
+    assert client.get(me_path(app, OTHERS[0])).status_code == 200
+    assert where_found(app, forms_of_zed()) == []

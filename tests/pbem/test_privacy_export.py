@@ -7,7 +7,7 @@ import html
 import json
 
 from game_helpers import cfg_of, db_of, outbox
-from privacy_world import BOB, OTHERS, ZED, ZED_PLAIN, ZED_TALK, build_world
+from privacy_world import BOB, OTHERS, ZED, ZED_PLAIN, ZED_TALK, build_world, forms_of_zed, where_found
 from sqlmodel import Session, select
 
 import engine
@@ -77,11 +77,12 @@ def test_the_export_shows_no_other_address_and_no_other_sides_hand(app, smtp_ser
 
 def test_the_readable_page_shows_the_same(app, smtp_server, client):
     build_world(app, smtp_server, client)
-    page = client.get(me_path(app, ZED) + "/data?lang=en")
+    path = me_path(app, ZED)
+    page = client.get(path + "/data?lang=en")
     assert page.status_code == 200
     text = html.unescape(page.text)
     assert "Zed's table" in text and ZED_TALK in text and "mailbox full" in text
-    assert 'href="' + me_path(app, ZED) + '/data.json"' in page.text
+    assert 'href="' + path + '/data.json"' in page.text
     assert "data-erase-link" in page.text
 
 
@@ -99,3 +100,21 @@ def test_an_address_with_nothing_here_gets_an_empty_export(app, client):
 def test_a_bad_token_is_refused(app, client):
     assert client.get("/me/forged/data.json").status_code in (400, 403, 404)
     assert BOB not in client.get("/me/forged/data").text
+
+
+# Where each table that can name the address shows in the export.
+SECTION_OF_TABLE = {"seat": "games", "game": "games", "invitation": "invitations_received",
+                    "proposal": "proposals_made", "outbox": "emails_sent", "inbound_mail": "replies",
+                    "address_preference": "preferences", "login_attempt": "login_attempts", "bounce": "bounces",
+                    "address_standing": "standing", "rate_event": "counted_actions", "audit_log": "admin_actions",
+                    "notice": "news"}  # news of its seats (others' news name its seat, by its name)
+
+
+def test_every_table_that_names_the_address_has_its_section(app, smtp_server, client):
+    build_world(app, smtp_server, client)
+    tables = {table for table, _column, _form in where_found(app, forms_of_zed())}
+    assert tables - SECTION_OF_TABLE.keys() == set(), "a table names the address and the export has no section for it"
+    data = client.get(me_path(app, ZED) + "/data.json").get_json()
+    for table in tables:
+        assert data[SECTION_OF_TABLE[table]], table
+    assert data["admin_actions"][0]["action"] == "clear_undeliverable"
