@@ -55,16 +55,27 @@ Row = TypeVar("Row", bound=SQLModel)
 
 
 # ---------------------------------------------------------------- finding an address's rows
-def _domains(key: str) -> list[str]:
-    """The domains a stored spelling of the mailbox `key` may have (Gmail has two)."""
-    domain = key.rpartition("@")[2]
-    return ["gmail.com", "googlemail.com"] if domain == "gmail.com" else [domain]
+def _like(text: str) -> str:
+    """`text` matched literally by LIKE (escape character backslash)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _near(column: Any, key: str) -> Any:
+    """A condition that holds for every stored spelling of the mailbox `key` (and a few others,
+    which `canonical_key` then tells apart): its local part, or that and a +tag, at its domain;
+    on Gmail with the dots taken out (of the domain too)."""
+    local, _at, domain = key.rpartition("@")
+    value = func.lower(column)
+    if domain == "gmail.com":
+        value, domains = func.replace(value, ".", ""), ["gmailcom", "googlemailcom"]
+    else:
+        domains = [domain]
+    return or_(*[value.like(f"{_like(local)}{tag}@{_like(d)}", escape="\\") for d in domains for tag in ("", "+%")])
 
 
 def _rows(session: Session, model: type[Row], column: Any, key: str) -> list[Row]:
     """The rows of `model` whose address `column` is the mailbox `key` (any case, +tag, dots)."""
-    near = or_(*[func.lower(column).like(f"%@{domain}") for domain in _domains(key)])
-    return [row for row in session.exec(select(model).where(near)).all()
+    return [row for row in session.exec(select(model).where(_near(column, key))).all()
             if canonical_key(getattr(row, column.key) or "") == key]
 
 
@@ -334,24 +345,43 @@ def _pattern(forms: list[str], parts: list[str]) -> re.Pattern[str]:
     return re.compile("|".join(alternatives), re.IGNORECASE)
 
 
+def _fewest(needles: Iterable[str]) -> list[str]:
+    """The needles none of the others is part of: a row holding any needle holds one of these."""
+    unique = sorted(set(needles), key=len)
+    kept: list[str] = []
+    for needle in unique:
+        if not any(k in needle for k in kept):
+            kept.append(needle)
+    return kept
+
+
 def scrub(session: Session, forms: Iterable[str], parts: Iterable[str] = (), replacement: str = ERASED) -> int:
     """Every text column of every table: each of `forms` and `parts` (any case, see `_pattern`)
-    becomes `replacement`. Returns the number of values changed."""
-    needles = list(forms) + list(parts)
+    becomes `replacement`. One scan per table (its text columns together); returns the number
+    of values changed."""
+    forms, parts = list(forms), list(parts)
+    needles = _fewest(forms + parts)  # ASCII (an address's local part is: pbem.addresses)
     if not needles:
         return 0
-    pattern = _pattern(list(forms), list(parts))
-    changed = 0
+    pattern = _pattern(forms, parts)
+    postgresql = session.get_bind().dialect.name == "postgresql"
+    by_table: dict[Any, list[Any]] = {}
     for table, column in _text_columns():
+        by_table.setdefault(table, []).append(column)
+    changed = 0
+    for table, columns in by_table.items():
         keys = list(table.primary_key.columns)
-        hit = or_(*[func.lower(column).contains(n, autoescape=True) for n in needles])
-        for row in session.execute(sa_select(*keys, column).where(hit)).all():
-            *ids, value = row
-            new = pattern.sub(replacement, value)
-            if new != value:
-                session.execute(update(table).where(*[k == v for k, v in zip(keys, ids)])
-                                .values({column.name: new}))
-                changed += 1
+
+        def holds(column: Any) -> Any:  # any case: ILIKE, and SQLite's LIKE ignores the case of ASCII
+            return or_(*[(column.ilike if postgresql else column.like)(f"%{_like(n)}%", escape="\\")
+                         for n in needles])
+        for row in session.execute(sa_select(*keys, *columns).where(or_(*[holds(c) for c in columns]))).all():
+            ids, values = row[:len(keys)], row[len(keys):]
+            new = {c.name: pattern.sub(replacement, v) for c, v in zip(columns, values) if v}
+            new = {c.name: new[c.name] for c, v in zip(columns, values) if v and new[c.name] != v}
+            if new:
+                session.execute(update(table).where(*[k == v for k, v in zip(keys, ids)]).values(new))
+                changed += len(new)
     return changed
 
 
