@@ -65,14 +65,15 @@ def run(kind: str, rows: int) -> dict[str, object]:
                 "outbox_rows_scanned_per_second": round(rows / seconds)}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", nargs="+", default=["sqlite"], choices=["sqlite", "postgresql"])
     parser.add_argument("--outbox", type=int, default=30_000)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     for kind in args.db:
-        print(json.dumps(run(kind, args.outbox)))
+        print(json.dumps(run(kind, args.outbox)), flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
