@@ -9,6 +9,7 @@ from flask_wtf.csrf import CSRFProtect
 
 from pbem.config import Config
 from pbem.db import make_engine
+from pbem.mail import suppression
 from pbem.web.templating import PageEnvironment
 
 # Every form POST needs a session CSRF token, except player move links (their signed token
@@ -35,6 +36,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         WTF_CSRF_TIME_LIMIT=None,  # the token lives as long as the (12 h) session
     )
     csrf.init_app(app)
+    suppression.use_secret(config.SECRET_KEY)  # the never-list's keyed hashes of erased addresses
     _init_production_pieces(app, config)
 
     from pbem import cli

@@ -74,6 +74,36 @@ def inbound_command(imap: bool) -> None:
         serve(db(), config())
 
 
+@click.command("erase-address")
+@click.argument("email")
+@click.option("--never", is_flag=True, help="And never email it again: its keyed hash stays on the never-list "
+                                            "(an address already on the list stays on it anyway).")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@with_appcontext
+def erase_address_command(email: str, never: bool, yes: bool) -> None:
+    """Erase an address from every table, as its own "Erase my data" does (docs/privacy.md):
+    audited as "cli", without the address. Prints what it did, by counts and a hash prefix."""
+    from pbem.addresses import AddressRefused, check_address
+    from pbem.db import read_scope, session_scope
+    from pbem.games import privacy
+
+    try:
+        address = check_address(email)
+    except AddressRefused as exc:
+        raise click.ClickException(exc.sentence) from None
+    with read_scope(db()) as session:
+        found = privacy.what_is_held(session, address)
+    click.echo(f"{found.seats} seats ({found.games_under_way} in games under way), {found.emails} emails, "
+               f"{found.replies} replies, {found.invitations} invitations, {found.proposals} games set up"
+               f"{', on the never-list' if found.never_listed else ''}")
+    if not yes:
+        click.confirm("Erase this address for good?", abort=True)
+    with session_scope(db()) as session:
+        done = privacy.erase_address(session, config(), address, never=never, actor="cli")
+    click.echo(f"erased address {done.tag}: {done.seats} seats renamed, {done.games_handed_to_bots} handed to bots, "
+               f"{done.rows_deleted} rows deleted" + ("; its hash stays on the never-list" if done.never_kept else ""))
+
+
 def init_app(app: Flask) -> None:
     from pbem.games.commands import create_game_command, export_game_command
 
@@ -83,3 +113,4 @@ def init_app(app: Flask) -> None:
     app.cli.add_command(worker_command)
     app.cli.add_command(create_admin_command)
     app.cli.add_command(inbound_command)
+    app.cli.add_command(erase_address_command)

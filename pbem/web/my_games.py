@@ -11,6 +11,10 @@ GET /me/<token>         every game of the address (running, waiting for invitati
 POST /me/<token>/prefs  the preferences, for every game of the address; 303 back, "saved"
 POST /me/<token>/mail-works  "I can read mail again": our mail to the address bounced, and may go
                         out again (pbem/games/bounced.py); 303 back
+GET /me/<token>/data    everything held about the address, readable (pbem/games/privacy.py)
+GET /me/<token>/data.json  the same, a JSON file to download (Content-Disposition: attachment)
+GET /me/<token>/erase   "Erase me": what erasure does, and a form (with "and never email me again")
+POST /me/<token>/erase  erases the address from every table; 200, the page that says it is done
 
 The page of a token speaks the address's remembered language unless the visitor chose one
 (`?lang=` or the switch's cookie). GET and HEAD change nothing.
@@ -22,14 +26,16 @@ from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, available_timezones
 
-from flask import Blueprint, redirect, render_template, request
+import json
+
+from flask import Blueprint, Response, redirect, render_template, request
 from sqlmodel import Session
 
 from pbem import i18n, links
 from pbem.appctx import config, db
 from pbem.db import read_scope, session_scope
 from pbem.games import analysis as game_analysis
-from pbem.games import bounced, my_games
+from pbem.games import bounced, my_games, privacy
 from pbem.games.limits import LimitReached
 from pbem.games.errors import GameError
 from pbem.i18n import gettext as _
@@ -163,3 +169,69 @@ def mail_works(token: str) -> Any:
     except links.LinkError as exc:
         return _link_error(exc)
     return redirect(f"/me/{token}?mail=1", 303)
+
+
+# ---------------------------------------------------------------- the address's rights (issue 27)
+EXPORT_FILENAME = "korsar-my-data.json"
+
+
+def _export(token: str) -> tuple[dict[str, Any], str]:
+    """Everything held about the token's address, and the address (LinkError if refused)."""
+    email = my_games.read_my_games_token(config(), token)
+    with read_scope(db()) as session:
+        _use_address_language(session, email.lower())
+        return privacy.export_address(session, email), email
+
+
+@bp.route("/me/<token>/data", methods=["GET"])
+def my_data_page(token: str) -> Any:
+    """Everything we hold about the address, to read (the JSON file holds the same)."""
+    try:
+        data, email = _export(token)
+    except links.LinkError as exc:
+        return _link_error(exc)
+    return render_template("me/data.html", data=data, email=email, token=token,
+                           as_json=lambda value: json.dumps(value, ensure_ascii=False, indent=1))
+
+
+@bp.route("/me/<token>/data.json", methods=["GET"])
+def my_data_json(token: str) -> Any:
+    """The same, as a JSON file to keep."""
+    try:
+        data, _email = _export(token)
+    except links.LinkError as exc:
+        return _link_error(exc)
+    body = json.dumps(data, ensure_ascii=False, indent=2)
+    return Response(body, 200, {"Content-Disposition": f'attachment; filename="{EXPORT_FILENAME}"'},
+                    content_type="application/json; charset=utf-8")
+
+
+@bp.route("/me/<token>/erase", methods=["GET"])
+def erase_page(token: str) -> Any:
+    """What erasure does, and the form that does it."""
+    try:
+        email = my_games.read_my_games_token(config(), token)
+        with read_scope(db()) as session:
+            _use_address_language(session, email.lower())
+    except links.LinkError as exc:
+        return _link_error(exc)
+    return render_template("me/erase.html", email=email, token=token)
+
+
+@bp.route("/me/<token>/erase", methods=["POST"])
+def erase(token: str) -> Any:
+    """Erase the address from every table (and keep it off our mail if it asks)."""
+    try:
+        email = my_games.read_my_games_token(config(), token)
+        with session_scope(db()) as session:
+            _use_address_language(session, email.lower())  # before its preferences go
+            language = i18n.current()
+            done = privacy.erase_address(session, config(), email, never=request.form.get("never") == "on",
+                                         actor="player")
+    except links.LinkError as exc:
+        return _link_error(exc)
+    except GameError as exc:
+        return error_page("my_games", exc.message, exc.status if exc.status < 500 else 422,
+                          link="/me", link_text=_("My games"))
+    speak_stored(language)
+    return render_template("me/erased.html", never=done.never_kept), 200

@@ -16,6 +16,7 @@ from conftest import DESKTOP, PHONE
 from sqlmodel import select
 from test_phone_width import by_kind, player_paths
 
+from pbem import links
 from pbem.db import session_scope
 from pbem.mail.render import email_names
 from pbem.models import Seat
@@ -92,6 +93,12 @@ def test_every_player_page_passes_axe_in_each_language_at_both_widths(app, smtp_
     reader.click("form[data-move] button")
     reader.wait_for_selector("section.notice[role=status]")
     problems += _checked(reader, f"game page after a move ({code})")
+    # Last, as it erases the running seat's address: "Erase my data" confirmed.
+    reader.goto(phone_samples.path_of(cfg, links.my_games_url(cfg, pages.running.email)) + "/erase")
+    reader.check("[data-never-too]")
+    reader.click("[data-confirm-erase]")
+    reader.wait_for_selector("[data-erased]")
+    problems += _checked(reader, f"after erasure ({code})")
     assert not problems, f"axe-core finds {len(problems)} violations (moderate or worse):\n" + "\n".join(problems)
     assert not wrong_language, f"pages not in {code}: {wrong_language}"
 
@@ -143,7 +150,11 @@ def test_the_admin_pages_pass_axe_at_both_widths(app, reader):
     reader.wait_for_url("**/admin/")
     for path in ["/admin/", "/admin/?sort=waiting&dir=asc", f"/admin/games/{game_id}", "/admin/games/new",
                  f"/admin/games/{game_id}/replay/7",
-                 "/admin/outbox", "/admin/stats", "/admin/audit", "/admin/ratings"]:
+                 "/admin/outbox", "/admin/stats", "/admin/audit", "/admin/ratings", "/admin/erase"]:
         reader.goto(path)
         problems += _checked(reader, path)
+    reader.fill("#erase-email", "ann@example.com")  # what erasing it would touch: the confirmation
+    reader.click("[data-erase-form] button[type=submit]")
+    reader.wait_for_selector("[data-erase-preview]")
+    problems += _checked(reader, "/admin/erase (confirmation)")
     assert not problems, f"axe-core finds {len(problems)} violations (moderate or worse):\n" + "\n".join(problems)

@@ -25,6 +25,7 @@ from pbem.games.settings import GameSettings
 PHONE_WIDTH = PHONE["width"]
 # The blueprints whose pages players never see.
 NOT_FOR_PLAYERS = {"admin", "health", "static"}
+DOWNLOADS = {"/me/<token>/data.json"}  # a file to save (Content-Disposition: attachment), not a page
 SHOWN_TWICE = {"turn", "game_over"}  # screenshots at desktop and phone width (besides the pages)
 
 # The elements that stick out of the screen, innermost first: what to fix, in the message.
@@ -132,6 +133,8 @@ def player_paths(app, pages: Pages) -> dict[str, list[str]]:
     samples = {
         **self_service_paths(app),
         "/me/<token>": [path_of(cfg, links.my_games_url(cfg, pages.running.email)), "/me/not-a-token"],
+        "/me/<token>/data": [path_of(cfg, links.my_games_url(cfg, pages.running.email)) + "/data"],
+        "/me/<token>/erase": [path_of(cfg, links.my_games_url(cfg, pages.running.email)) + "/erase"],
         "/g/<token>/leave": [seat_path(cfg, pages.running) + "/leave", "/g/not-a-token/leave"],
         "/g/<token>/rematch": [seat_path(cfg, pages.finished) + "/rematch", seat_path(cfg, pages.running) + "/rematch"],
         "/g/<token>/analysis": [seat_path(cfg, pages.finished) + "/analysis",
@@ -149,7 +152,7 @@ def player_paths(app, pages: Pages) -> dict[str, list[str]]:
     for rule in app.url_map.iter_rules():
         if "GET" not in (rule.methods or ()) or rule.endpoint.split(".")[0] in NOT_FOR_PLAYERS:
             continue
-        if rule.endpoint.startswith("dev."):  # the dev inbox: shown with the emails in it
+        if rule.endpoint.startswith("dev.") or rule.rule in DOWNLOADS:  # the dev inbox: shown with its emails
             continue
         routes[rule.rule] = samples.get(rule.rule, [] if rule.arguments else [rule.rule])
     return routes

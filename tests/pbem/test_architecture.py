@@ -79,6 +79,7 @@ CIRCLE_ALLOWED = {
     ("pbem.web.admin.game_actions", "pbem.web.admin"): "routes register on the admin blueprint",
     ("pbem.web.admin.games", "pbem.web.admin"): "routes register on the admin blueprint",
     ("pbem.web.admin.outbox", "pbem.web.admin"): "routes register on the admin blueprint",
+    ("pbem.web.admin.privacy", "pbem.web.admin"): "routes register on the admin blueprint",
     ("pbem.web.admin.stats", "pbem.web.admin"): "routes register on the admin blueprint",
 }
 

@@ -193,6 +193,12 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
     "admin.ratings_page": {},
     "admin.ratings_exclude": {},
     "admin.ratings_include": {},
+    "my_games.my_data_page": {("args", "lang"): "vi"},
+    "my_games.my_data_json": {},
+    "my_games.erase_page": {},
+    "my_games.erase": {("form", "never"): "off"},
+    "admin.erase_address_form": {},
+    "admin.erase_address": {("form", "email"): "someone@example.com", ("form", "never"): "on"},
 }
 
 # Values past a field's first checks, where the generic ones stop early: endpoint -> field -> values.

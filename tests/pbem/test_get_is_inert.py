@@ -32,4 +32,5 @@ def test_no_get_or_head_of_any_player_route_writes(admin_app, method):
         seen.add(rule.endpoint)
     assert {"home.home_page", "new_game.new_game_form", "invites.confirm_page", "invites.proposal_page",
             "invites.cancel_page", "invites.invitation_page", "invites.never_page", "my_games.games_page",
-            "seat.seat_actions.leave_page", "seat.seat_actions.rematch_page", "player.confirm_move"} <= seen
+            "seat.seat_actions.leave_page", "seat.seat_actions.rematch_page", "player.confirm_move",
+            "my_games.my_data_page", "my_games.my_data_json", "my_games.erase_page"} <= seen

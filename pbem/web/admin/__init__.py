@@ -114,6 +114,7 @@ from pbem.web.admin import (  # noqa: E402,F401  (routes register themselves on 
     game_actions,
     games,
     outbox,
+    privacy,
     stats,
 )
 from pbem.web.admin import ratings  # noqa: E402,F401  (the ratings page)
