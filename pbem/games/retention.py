@@ -20,13 +20,15 @@ long; each statement checks its condition again, so two workers at once do no ha
 starting batches after `budget_seconds`; the rest is due at the next run."""
 from __future__ import annotations
 
+import hashlib
+import hmac
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, String, and_, cast, delete, literal, or_, update
+from sqlalchemy import ColumnElement, and_, delete, or_, update
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
@@ -40,7 +42,7 @@ from pbem.models import (AuditLog, InboundMail, Invitation, LoginAttempt, Outbox
 
 BATCH_SIZE = 1000
 DONE = (OutboxStatus.SENT, OutboxStatus.FAILED, OutboxStatus.CANCELLED)  # never a row still to send
-FORGOTTEN_MESSAGE_ID = "forgotten:"  # what a forgotten Message-ID becomes (with its row id)
+FORGOTTEN_MESSAGE_ID = "forgotten:"  # what a forgotten Message-ID becomes (forgotten_message_id)
 # Every limit counted in rate_event: each kind's events go once past its window (the longest
 # window for a kind nobody declares any more).
 LIMITS = (limits.GAMES_PER_CREATOR, limits.INVITATIONS_PER_CREATOR, limits.INVITATIONS_PER_ADDRESS,
@@ -67,7 +69,7 @@ def rules(cfg: Config, now: datetime) -> list[Rule]:
 
     if (before := older(cfg.RETENTION_INBOUND_DAYS)) is not None:
         found.append(Rule("inbound_mail", InboundMail, and_(col(InboundMail.received_at) < before,
-                                                            col(InboundMail.from_addr) != ""), _forget_sender))
+                                                            col(InboundMail.from_addr) != ""), _forget_sender(cfg)))
     bodies = [col(OutboxMessage.text_body) != "", col(OutboxMessage.html_body) != "",
               col(OutboxMessage.headers_json) != "{}", col(OutboxMessage.params_json).is_not(None)]
     done_with_body = and_(col(OutboxMessage.status).in_(DONE), or_(*bodies))
@@ -101,11 +103,19 @@ def _past_windows(now: datetime) -> ColumnElement[bool]:
                and_(col(RateEvent.kind).not_in(sorted(windows)), col(RateEvent.created_at) < now - longest))
 
 
-def _forget_sender(session: Any, ids: list[int]) -> None:
-    """The outcome row stays; who sent it and its Message-ID go (the column is unique and
-    required: it becomes `forgotten:<row id>`)."""
-    session.execute(update(InboundMail).where(col(InboundMail.id).in_(ids)).values(
-        from_addr="", message_id=literal(FORGOTTEN_MESSAGE_ID) + cast(col(InboundMail.id), String)))
+def _forget_sender(cfg: Config) -> Callable[[Any, list[int]], None]:
+    """The outcome row stays; who sent it and its Message-ID go. The column is unique and
+    required: it becomes `forgotten:<a keyed digest of the row id>`, which no sender can write
+    in a Message-ID of theirs to make this update fail."""
+    def act(session: Any, ids: list[int]) -> None:
+        session.execute(update(InboundMail), [  # by primary key, one executemany
+            {"id": row_id, "from_addr": "", "message_id": forgotten_message_id(cfg, row_id)} for row_id in ids])
+    return act
+
+
+def forgotten_message_id(cfg: Config, row_id: int) -> str:
+    digest = hmac.new(cfg.SECRET_KEY.encode(), f"korsar.forgotten|{row_id}".encode(), hashlib.sha256).hexdigest()
+    return f"{FORGOTTEN_MESSAGE_ID}{digest[:40]}"
 
 
 def _blank_bodies(session: Any, ids: list[int]) -> None:

@@ -61,9 +61,17 @@ def test_a_received_email_forgets_its_sender_after_30_days_and_keeps_its_outcome
     assert retention.forget_due(engine, cfg, NOW) == {"inbound_mail": 1}
     old, new = every(engine, InboundMail)
     assert (old.id, old.from_addr, old.message_id, old.outcome, old.received_at) == (
-        due, "", f"forgotten:{due}", "played", NOW - 30 * DAY - SECOND)
+        due, "", retention.forgotten_message_id(cfg, due), "played", NOW - 30 * DAY - SECOND)
     assert (new.id, new.from_addr, new.message_id) == (kept, "bob@example.com", "<new@x>")
     assert retention.forget_due(engine, cfg, NOW) == {}  # forgotten once
+
+
+def test_a_sender_cannot_write_a_message_id_that_stops_the_forgetting(engine, cfg):
+    """The forgotten form is keyed: a sender who writes `forgotten:<anything>` cannot take it."""
+    due, = add(engine, InboundMail(message_id="<old@x>", from_addr="ann@example.com", received_at=NOW - 40 * DAY))
+    add(engine, *(InboundMail(message_id=f"forgotten:{guess}", from_addr="eve@example.com", received_at=NOW)
+                  for guess in (due, str(due).zfill(40))))
+    assert retention.forget_due(engine, cfg, NOW) == {"inbound_mail": 1}
 
 
 def test_sent_emails_lose_their_bodies_after_90_days_and_keep_date_kind_subject_and_status(engine, cfg):
@@ -175,3 +183,33 @@ def test_the_worker_runs_retention_as_one_of_its_jobs(engine, cfg):
     add(engine, AuditLog(actor="cli", action="pause", created_at=NOW - 400 * DAY))
     assert run_job("retention", engine, cfg, NOW) == {"job": "retention", "audit_entries": 1}
     assert run_job("retention", engine, cfg, NOW) == {"job": "retention"}
+
+
+def test_the_periodic_worker_runs_retention_every_retention_every_minutes_with_a_budget(app, monkeypatch):
+    import pbem.worker as worker
+
+    jobs: dict[str, dict] = {}
+
+    class Scheduler:  # records what the worker schedules; starts nothing
+        def __init__(self, **_settings) -> None:
+            pass
+
+        def add_job(self, func, trigger, **job) -> None:  # type: ignore[no-untyped-def]
+            jobs[job["id"]] = job
+
+        def start(self) -> None:
+            pass
+
+    monkeypatch.setattr("apscheduler.schedulers.blocking.BlockingScheduler", Scheduler)
+    for quiet in ("configure_logging", "tune_gc", "log_event"):
+        monkeypatch.setattr(worker, quiet, lambda *a, **k: None)
+    monkeypatch.setattr(worker.signal, "signal", lambda *a: None)
+    app.config["KORSAR"].RETENTION_EVERY_MINUTES = 30
+    assert worker.run_worker(app)
+    assert jobs["retention"]["seconds"] == 1800
+    assert jobs["deliver"]["seconds"] == app.config["KORSAR"].WORKER_POLL_SECONDS
+    budgets: list[float | None] = []
+    monkeypatch.setattr(worker, "forget_due", lambda *a, budget_seconds=None, **k: budgets.append(budget_seconds) or {})
+    worker.run_job("retention", app.extensions["korsar_db"], app.config["KORSAR"], sweep_budget=0.4)
+    worker.run_job("retention", app.extensions["korsar_db"], app.config["KORSAR"])
+    assert budgets == [worker.RETENTION_BUDGET_SECONDS, None]
