@@ -34,7 +34,7 @@ from sqlmodel import col, select
 
 from pbem import links
 from pbem.config import Config
-from pbem.db import session_scope
+from pbem.db import read_scope, session_scope
 from pbem.games import limits, unasked_mail
 from pbem.letters.invitations import MY_GAMES_KIND
 from pbem.models import (AuditLog, InboundMail, Invitation, LoginAttempt, OutboxMessage, OutboxStatus, Proposal,
@@ -144,8 +144,9 @@ def _delete_proposals(session: Any, ids: list[int]) -> None:
 def forget_due(engine: Engine, cfg: Config, now: datetime | None = None, *, batch_size: int = BATCH_SIZE,
                budget_seconds: float | None = None) -> dict[str, int]:
     """Forget every row due at `now` (see the module docstring); how many rows of each rule.
-    Each batch is a window of `batch_size` primary keys from the next due row (one walk of the
-    primary key finds it: a run with nothing due reads each table once), in its own transaction.
+    Each batch is a window of `batch_size` primary keys from the next due row, in its own write
+    transaction; the walk of the primary key to that row is a read that blocks no writer (a run
+    with nothing due reads each table once).
     With `budget_seconds`, no batch starts after that long."""
     now = now or utcnow()
     started = time.monotonic()
@@ -154,11 +155,12 @@ def forget_due(engine: Engine, cfg: Config, now: datetime | None = None, *, batc
         key = col(rule.table.id)
         after = 0
         while budget_seconds is None or time.monotonic() - started < budget_seconds:
-            with session_scope(engine) as session:
+            with read_scope(engine) as session:  # the walk to the next due row holds no write lock
                 first = session.exec(select(func.min(key)).where(key > after, rule.due)).one()
-                if first is None:
-                    break
-                after = first - 1 + batch_size
+            if first is None:
+                break
+            after = first - 1 + batch_size
+            with session_scope(engine) as session:
                 # A row another worker holds is skipped (PostgreSQL): it is due again next run.
                 ids = list(session.exec(select(key).where(key >= first, key <= after, rule.due)
                                         .order_by(key).with_for_update(skip_locked=True)).all())
