@@ -27,10 +27,12 @@ def card_name(code: str) -> str:
 
 
 def _ship_phrase(ship_id: int | None, owner: int | None, value: int | None, players: list[str],
-                 viewer: int | None) -> str:
+                 viewer: int | None, actor: int | None = None) -> str:
+    """"your ship 3 (5 gold)", "Bob's ship 3 (5 gold)"; the ship of the sentence's subject
+    (``actor``, another player) "their own ship 3": never "Bob played Blue 3 on Bob's ship 3"."""
     if owner is None:
         return f"ship {ship_id}"
-    whose = "your" if owner == viewer else f"{players[owner]}'s"
+    whose = "your" if owner == viewer else "their own" if owner == actor else f"{players[owner]}'s"
     gold = f" ({value} gold)" if value is not None else ""
     return f"{whose} ship {ship_id}{gold}"
 
@@ -74,7 +76,7 @@ def describe_event(event: Any, players: list[str], viewer: int | None) -> str:
         return "You" if seat == viewer else players[seat] if seat is not None else "Nobody"
 
     def ship() -> str:
-        return _ship_phrase(ev.ship, ev.owner, ev.value, players, viewer)
+        return _ship_phrase(ev.ship, ev.owner, ev.value, players, viewer, ev.seat)
 
     kind = ev.kind
     if kind == "draw":
@@ -86,7 +88,7 @@ def describe_event(event: Any, players: list[str], viewer: int | None) -> str:
     if kind in ("captain", "admiral"):
         name = "the Admiral" if kind == "admiral" else f"the {card_name(ev.card)}"
         owner = ev.owner if ev.owner is not None else ev.seat
-        where = _ship_phrase(ev.ship, owner, ev.value, players, viewer)
+        where = _ship_phrase(ev.ship, owner, ev.value, players, viewer, ev.seat)
         text = f"{who(ev.seat)} played {name} on {where}."
         if ev.replaced:
             replaced = "The Admiral" if ev.replaced == "AD" else f"The {card_name(ev.replaced)}"
@@ -101,7 +103,7 @@ def describe_event(event: Any, players: list[str], viewer: int | None) -> str:
                 return (f"{prefix}Your ship {ev.ship} ({ev.value} gold) came home safely: "
                         f"you score {ev.value} gold.")
             return (f"{prefix}{players[ev.seat]}'s ship {ev.ship} ({ev.value} gold) came home "
-                    f"safely: {players[ev.seat]} scores {ev.value} gold.")
+                    f"safely, scoring {ev.value} gold.")
         return f"{prefix}{who(ev.seat)} captured {ship()}."
     if kind == "hold":
         until = "your" if ev.seat == viewer else f"{players[ev.seat]}'s"
@@ -124,7 +126,7 @@ def _game_over_text(ev: Any, players: list[str], viewer: int | None) -> str:
     if len(winners) == 1:
         verdict = "You won" if winners[0] == "you" else f"{winners[0]} won"
     else:
-        verdict = " and ".join(winners) + " share the win"
+        verdict = (", ".join(winners[:-1]) + " and " + winners[-1]) + " share the win"  # "A, B and C"
         if verdict.startswith("you"):
             verdict = "Y" + verdict[1:]
     return f"The game is over. Final gold: {table}. {verdict}."

@@ -41,6 +41,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from pbem.web import admin, dev, errors, health, player, prefs, rules, talk  # noqa: F401  (talk: nested)
     from pbem.web import home, invites, my_games, new_game, seat, seat_actions  # noqa: F401
     from pbem.web import metrics
+    from pbem.web import replay  # noqa: F401  (nested: /g/<token>/replay, /admin/games/<id>/replay)
     from pbem.web import privacy
     from pbem.web import i18n_web
     from pbem.web.converters import IdConverter

@@ -259,6 +259,21 @@ def addressed_name(name: str) -> str:
     return words[-1] if current() == "vi" and vietnamese else name
 
 
+# Languages whose running text goes on in lower case after a colon or inside a sentence: a move's
+# label ("Draw a card") there reads "Coup joué : piocher une carte", "Đã đi: rút một lá bài".
+_LOWER_AFTER_COLON = frozenset({"fr", "vi"})
+
+
+def in_sentence(label: str) -> str:
+    """A label that opens a line ("Draw a card", "Piocher une carte") as it reads after a colon
+    or inside a sentence: French and Vietnamese lower its first letter ("Votre coup : jouer
+    l'amiral sur ..."); English keeps its capital, as English writes a label after a colon.
+    Only for labels that open with a common word (a move, a card), never a player's name."""
+    if current() not in _LOWER_AFTER_COLON:
+        return label
+    return label[:1].lower() + label[1:]
+
+
 def _template_gettext(message: str) -> str:
     code = current()
     return _wrap(translations(code).gettext(message), code)
@@ -279,3 +294,4 @@ def install(env: Any) -> None:
     env.globals["format_datetime"] = format_datetime
     env.globals["format_number"] = format_number
     env.globals["addressed_name"] = addressed_name
+    env.filters["in_sentence"] = in_sentence  # {{ _("Played: %(move)s.", move=played|in_sentence) }}

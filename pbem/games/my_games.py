@@ -49,6 +49,10 @@ class GameEntry:
     winners: list[str] = field(default_factory=list)
     you_won: bool = False
     left: bool = False
+    # the winners as one list ("Anne and Bob", "Élodie et Paul") and how many people it names,
+    # with whom "Winner"/"Winners" agrees
+    winners_text: str = ""
+    winning_people: int = 0
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,7 @@ def _entry(cfg: Config, game: Game, seat: Seat, seats: list[Seat]) -> GameEntry:
     to_move = next((s for s in seats if s.position == game.to_move), None)
     names = reader_names(seats)  # bots named in the reader's words
     winners: list[str] = []
-    you_won = False
+    you_won, winning_people = False, 0
     if game.status == GameStatus.FINISHED:
         state = load_state(game)
         won = engine.winners(state)
@@ -140,13 +144,15 @@ def _entry(cfg: Config, game: Game, seat: Seat, seats: list[Seat]) -> GameEntry:
                    if game.teams else [names[s] for s in won])  # partners (engine.team_of) joined
         side = engine.team_of(state, seat.position) if game.teams else seat.position
         you_won = side in engine.winners(state)
+        winning_people = len(won) * (2 if game.teams else 1)
     return GameEntry(
         game_id=game.id or 0, name=game.name, status=game.status, seat_name=seat.name,
         seat_url=links.seat_url(cfg, links.sign_seat(cfg, seat.game_id, seat.position, seat.link_nonce)),
         to_move=names[to_move.position] if to_move is not None and game.status == GameStatus.RUNNING else None,
         your_turn=game.status == GameStatus.RUNNING and to_move is not None and to_move.position == seat.position,
         deadline_at=game.deadline_at if game.status == GameStatus.RUNNING else None,
-        winners=winners, you_won=you_won, left=seat.left_game)
+        winners=winners, you_won=you_won, left=seat.left_game, winners_text=together(winners),
+        winning_people=winning_people)
 
 
 def _prefs(session: Session, email: str) -> AddressPrefs:

@@ -219,8 +219,13 @@ def replace_invitee(session: Session, cfg: Config, token: str, position: int, pl
 
 
 def _default_name(proposal: Proposal, invitations: Sequence[Invitation]) -> str:
-    """The name a proposal of these seats gets when its creator gives none, in their language."""
-    with i18n.using(proposal.language):
+    """The name a proposal of these seats gets when its creator gives none, in their language;
+    an admin's (or the CLI's) proposal, whose creator has no seat, in its first human seat's."""
+    language = proposal.language
+    if proposal.creator_position == letters.ORGANISER:
+        language = next((i.language for i in sorted(invitations, key=lambda i: i.position)
+                         if i.kind == SeatKind.HUMAN), proposal.language)
+    with i18n.using(language):
         return default_game_name(reader_names(invitations), teams=proposal.teams)
 
 
@@ -267,6 +272,7 @@ def invite_players(session: Session, cfg: Config, players: Sequence[SeatSpec | s
     `organiser_email` is told of declines and expiries and manages the seats. Raises SetupError
     (English: the dashboard's and CLI's) before writing anything."""
     now = now or utcnow()
+    unnamed = not settings.name.strip()
     setup = check_setup(players, settings, unread=unread)
     refuse_suppressed(session, setup.specs)
     specs = [replace(s, email=s.email.lower()) if s.email else s for s in setup.specs]
@@ -275,6 +281,9 @@ def invite_players(session: Session, cfg: Config, players: Sequence[SeatSpec | s
     session.add(proposal)
     session.flush()
     rows = seat_rows(session, proposal, specs, creator=letters.ORGANISER, now=now)
+    if unnamed:  # named in the players' language (the first human seat's), not the admin's English
+        proposal.name = _default_name(proposal, rows)
+        session.add(proposal)
     view = ProposalView(proposal, rows, links.proposal_url(cfg, proposal.id or 0, proposal.nonce))
     invite(session, cfg, view, [i for i in rows if i.status == InvitationStatus.WAITING], now=now)
     return start_if_ready(session, cfg, view, now=now)

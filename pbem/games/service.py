@@ -28,13 +28,14 @@ from pbem import metrics
 from pbem.config import Config
 from pbem.letters import notify
 from pbem.mail.outbox import mail_domain  # the one Message-ID domain (thread ids too)
+from pbem import i18n
 from pbem.i18n import LANGUAGES, PSEUDO
 from pbem.models import Game, GameStatus, MoveRecord, Seat, SeatKind, utcnow
 from pbem.store import dump_state, load_state
 from pbem.games.address_prefs import remembered_preferences, seat_preferences
 from pbem.games.finish import finish_game
 from pbem.games.errors import GameError, GameNotRunning, IllegalMoveError, NotFound, SeatHandedToBot, StaleMove
-from pbem.games.setup import SeatSpec, check_setup, refuse_suppressed
+from pbem.games.setup import SeatSpec, check_setup, default_name, refuse_suppressed
 from pbem.games.settings import DEFAULT_SETTINGS, GameSettings, SettingsProblem
 
 # Forced turns played one after another at most (a game is shorter: I2), then a turn email.
@@ -102,6 +103,7 @@ def create_game(
     `read_settings` could not read) before writing anything if the setup is refused.
     """
     now = now or utcnow()
+    unnamed = not settings.name.strip()
     setup = check_setup(players, settings, seed=seed, deck=deck, unread=unread)
     specs, settings, deck = setup.specs, setup.settings, setup.deck
     refuse_suppressed(session, specs)  # every path that starts a game meets this refusal
@@ -128,16 +130,20 @@ def create_game(
         updated_at=now,
         thread_id=f"<korsar-game-{secrets.token_hex(12)}@{mail_domain(cfg)}>",
     )
+    remembered = remembered_preferences(session, [s.email for s in specs])
+    languages = [_seat_language(spec, remembered) for spec in specs]
+    if unnamed:  # the CLI's or the admin's game: named in its first player's language, as /new does
+        with i18n.using(next((lang for spec, lang in zip(specs, languages) if spec.kind == SeatKind.HUMAN),
+                             i18n.DEFAULT)):
+            game.name = default_name(specs, teams=settings.teams)
     game.name = game.name or " vs ".join(s.name for s in specs)[:200]
     session.add(game)
     session.flush()
     assert game.id is not None  # the flush gave the game its id
     seats = []
-    remembered = remembered_preferences(session, [s.email for s in specs])
     for position, spec in enumerate(specs):
         saved = remembered.get((spec.email or "").lower())
-        language = spec.language or (saved.language if saved and (saved.language in LANGUAGES
-                                                                   or saved.language == PSEUDO) else "en")
+        language = languages[position]
         seat = Seat(game_id=game.id, position=position, name=spec.name, email=spec.email,
                     kind=spec.kind, bot=spec.bot, team=engine.team_of(state, position),
                     link_nonce=secrets.token_hex(8), language=language, **seat_preferences(saved))
@@ -155,6 +161,12 @@ def create_game(
 
 
 # ---------------------------------------------------------------- languages
+def _seat_language(spec: SeatSpec, remembered: dict[str, Any]) -> str:
+    """A new seat's language: the one given with its spec, else the one its address chose
+    last, else English."""
+    saved = remembered.get((spec.email or "").lower())
+    return spec.language or (saved.language if saved and (saved.language in LANGUAGES
+                                                          or saved.language == PSEUDO) else "en")
 
 
 # ---------------------------------------------------------------- moves

@@ -34,9 +34,10 @@ from pbem.mail.outbox import Email, OutboxRow
 from pbem.mail.suppression import is_suppressed
 from pbem.present.grammar import together
 from pbem.present.names import default_game_name, reader_names, seat_name
-from pbem.models import Invitation, InvitationStatus, OnTimeout, Proposal, SeatKind
+from pbem.models import AddressPreference, Invitation, InvitationStatus, OnTimeout, Proposal, SeatKind
 from pbem.schedule import parse_ladder
 from pbem.words import plural
+from pbem.zones import zone_in_words
 
 CONFIRM_HOURS = links.CONFIRM_MAX_AGE // 3600
 MY_GAMES_DAYS = links.MY_GAMES_MAX_AGE // (24 * 3600)
@@ -170,7 +171,9 @@ def clock_sentences(proposal: Proposal) -> list[str]:
     """The turn clock in sentences: time per move, the reminders, what a timeout does, and
     whether players may talk to the table (emails and the pages of a game being set up)."""
     steps = [format_percent(step / 100, locale=i18n.locale()) for step in parse_ladder(proposal.reminders)]
-    reminders = (_("A reminder by email when %(steps)s of that time has gone.", steps=together(steps))
+    reminders = (i18n.ngettext("A reminder by email when %(steps)s of that time has gone.",
+                               "Reminders by email when %(steps)s of that time have gone.",
+                               len(steps), steps=together(steps))
                  if steps else _("No reminders."))
     hours = proposal.deadline_hours
     per_move = plural(hours // 24, "day") if float(hours).is_integer() and hours % 24 == 0 else plural(hours, "hour")
@@ -252,6 +255,23 @@ def confirmation_email(cfg: Config, proposal: Proposal, invitations: Sequence[In
     return build(cfg, CONFIRM_KIND, Address(to_addr, proposal.language), context)
 
 
+def reader_zone(session: Session, email: str | None, proposal: Proposal) -> str:
+    """The zone an invitation's dates are written in: the one the address chose on its "my
+    games" page, else its creator's (a friend most likely lives where the creator does), else
+    UTC (then said as UTC)."""
+    for address in (email, proposal.creator_email):
+        saved = session.get(AddressPreference, (address or "").lower()) if address else None
+        if saved is not None and saved.timezone:
+            return saved.timezone
+    return "UTC"
+
+
+def expiry_text(when: Any, zone: str) -> str:
+    """An invitation's expiry in words, its zone named: "8 décembre 2026 à 20 h 01 (heure de
+    Paris)", "December 8, 2026, 7:01 PM (UTC)"."""
+    return f"{i18n.format_datetime(when, zone)} {zone_in_words(zone)}"
+
+
 @i18n.speaking_to("invitation")
 def queue_invitation(session: Session, cfg: Config, proposal: Proposal, invitation: Invitation,
                      invitations: Sequence[Invitation], *, plain: bool = False) -> OutboxRow | None:
@@ -263,7 +283,7 @@ def queue_invitation(session: Session, cfg: Config, proposal: Proposal, invitati
     context = {**_about(cfg, proposal, invitations, to_addr, invitation, plain=plain),
                "you": short(invitation.name) if plain else invitation.name,
                "answer_url": links.invitation_url(cfg, invitation.id, invitation.nonce),  # type: ignore[arg-type]  # stored: its id is set
-               "expires": (i18n.format_datetime(invitation.expires_at, "UTC")
+               "expires": (expiry_text(invitation.expires_at, reader_zone(session, to_addr, proposal))
                            if invitation.expires_at else None)}
     return queue(session, cfg, "invitation", Address(to_addr, invitation.language), context)
 

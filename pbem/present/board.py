@@ -128,6 +128,9 @@ def _board(view: AnyView, hands: list[list[str] | None], name: Names, whose: Nam
                   "score": score,
                   "winner": t in view["winners"]}
                  for t, score in enumerate(view["team_scores"] or [])]
+        for t in teams:
+            t["text"] = _("%(members)s %(gold)s gold", members=t["names"], gold=t["score"])
+    team_texts = [str(t["text"]) for t in teams or []]
     table = [_ship(ship, name, whose, me) for ship in view["table"]]
     winning = [side_seats(view, side) if team_play else [side] for side in view["winners"]]
     if view["finished"]:  # what the final settlement (R6.2) left on the table
@@ -140,12 +143,25 @@ def _board(view: AnyView, hands: list[list[str] | None], name: Names, whose: Nam
         "to_move": None if view["to_move"] is None else name(view["to_move"]),
         "finished": view["finished"],
         "teams": teams,
-        # each winning side in words ("Ann & Bob" for a team), and how many people won, with
+        # the teams' gold on one line, each language's separator ("Ann and Bob 7 gold; Cy and
+        # Dee 10 gold", French "… 7 or ; …")
+        "teams_text": _teams_line(team_texts),
+        # each winning side in words ("Ann and Bob" for a team), and how many people won, with
         # whom "Winner"/"Winners" agrees
         "winners": [together([name(s) for s in seats]) for seats in winning],
         "winning_people": sum(len(seats) for seats in winning),
+        # a shared win in words: "Anne and Bob"; teams "Anne and Bob, Carl and Dana"
+        "shared_win": ", ".join(together([name(s) for s in seats]) for seats in winning) if team_play
+        else together([name(s) for seats in winning for s in seats]),
         "version": view["version"],
     }
+
+
+def _teams_line(parts: list[str]) -> str:
+    line = parts[0] if parts else ""
+    for part in parts[1:]:
+        line = _("%(these)s; %(next)s", these=line, next=part)
+    return line
 
 
 def board(view: PlayerView) -> dict[str, Any]:

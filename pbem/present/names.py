@@ -1,8 +1,8 @@
 """Players' names as each reader reads them: a person's as typed, a bot's from its kind.
 
 A bot seat is stored by its kind (`Seat.bot`, `Invitation.bot`: a key of engine.bots.REGISTRY);
-its name is worded here, at display time, in the reader's language ("Robot glouton", "Máy (tham
-lam)"), and numbered when the game has several of one kind ("Greedy bot 2"). The English name the
+its name is worded here, at display time, in the reader's language ("Robot glouton", "Máy tham
+lam"), and numbered when the game has several of one kind ("Greedy bot 2"). The English name the
 service stores (`Seat.name`, the engine state's `players`) is what the admin, the CLI and the
 move log's export read; no reader sees it. Old games whose bot seats hold an English name need
 no rewrite: the name is always worded from the kind, never read back.

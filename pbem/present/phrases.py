@@ -129,7 +129,7 @@ def outlook_text(look: explain.Outlook, ship: ShipView, name: Names, me: int | N
     if look.code in ("unattacked", "empty"):
         if you:
             return _("Nobody fights for it: it goes home to you at the start of your next turn.")
-        return _("Nobody fights for it: it goes home to %(who)s at the start of %(who)s's next turn.",
+        return _("Nobody fights for it: it goes home to %(who)s at the start of their next turn.",
                  who=who)
     if look.code == "tied":
         return _("(tied: nobody takes it) Strength %(strength)s each.", strength=look.strength)
@@ -137,17 +137,17 @@ def outlook_text(look: explain.Outlook, ship: ShipView, name: Names, me: int | N
         if you:
             return _("Would go to you (strength %(strength)s) at the start of your next turn.",
                      strength=look.strength)
-        return _("Would go to %(who)s (strength %(strength)s) at the start of %(who)s's next turn.",
+        return _("Would go to %(who)s (strength %(strength)s) at the start of their next turn.",
                  who=who, strength=look.strength)
     if look.by == "admiral":
         if you:
             return _("Would go to you (the Admiral counts) at the start of your next turn.")
-        return _("Would go to %(who)s (the Admiral counts) at the start of %(who)s's next turn.", who=who)
+        return _("Would go to %(who)s (the Admiral counts) at the start of their next turn.", who=who)
     leader = card_in_text(ship["leader"]["card"])  # type: ignore[index]  # led by a captain here
     if you:
         return _("Would go to you (%(the_card)s counts) at the start of your next turn.",
                  the_card=leader)
-    return _("Would go to %(who)s (%(the_card)s counts) at the start of %(who)s's next turn.",
+    return _("Would go to %(who)s (%(the_card)s counts) at the start of their next turn.",
              who=who, the_card=leader)
 
 
@@ -180,14 +180,14 @@ def _lead_text(o: explain.Outcome, move: dict[str, Any], mine: bool, who: str) -
                      "take it at the start of your next turn unless someone beats you.",
                      ship=ship, strength=strength, against=against)
         return _("Your team will lead on ship %(ship)s (strength %(strength)s against %(against)s): "
-                 "%(who)s, who led there, takes it at the start of %(who)s's next turn unless "
+                 "%(who)s, who led there, takes it at the start of their next turn unless "
                  "someone beats you.", ship=ship, strength=strength, against=against, who=who)
     if o.by == "strength":
         if mine:
             return _("You will lead on ship %(ship)s (strength %(strength)s) and take it at the "
                      "start of your next turn unless someone beats you.", ship=ship, strength=strength)
         return _("Your team will lead on ship %(ship)s (strength %(strength)s): %(who)s, who led "
-                 "there, takes it at the start of %(who)s's next turn unless someone beats you.",
+                 "there, takes it at the start of their next turn unless someone beats you.",
                  ship=ship, strength=strength, who=who)
     if o.by == "admiral":
         if mine:
@@ -195,7 +195,7 @@ def _lead_text(o: explain.Outcome, move: dict[str, Any], mine: bool, who: str) -
                      "your next turn unless someone plays a later captain or the admiral there.",
                      ship=ship)
         return _("Your team will lead on ship %(ship)s with the Admiral: %(who)s, who led there, "
-                 "takes it at the start of %(who)s's next turn unless someone plays a later "
+                 "takes it at the start of their next turn unless someone plays a later "
                  "captain or the admiral there.", ship=ship, who=who)
     card_text = card_in_text(move["card"])
     if mine:
@@ -203,7 +203,7 @@ def _lead_text(o: explain.Outcome, move: dict[str, Any], mine: bool, who: str) -
                  "your next turn unless someone plays a later captain or the admiral there.",
                  ship=ship, the_card=card_text)
     return _("Your team will lead on ship %(ship)s with %(the_card)s: %(who)s, who led there, "
-             "takes it at the start of %(who)s's next turn unless someone plays a later captain "
+             "takes it at the start of their next turn unless someone plays a later captain "
              "or the admiral there.", ship=ship, the_card=card_text, who=who)
 
 
@@ -246,16 +246,23 @@ def outcome_text(view: PlayerView, move: dict[str, Any]) -> str | None:
 
 # ---------------------------------------------------------------- moves and events in words
 def _ship_phrase(ship_id: int | None, owner: int | None, value: int | None, players: list[str],
-                 viewer: int | None) -> str:
-    """"your ship 3 (5 gold)", "Bob's ship 3 (5 gold)", "ship 3" (owner unknown)."""
+                 viewer: int | None, actor: int | None = None) -> str:
+    """"your ship 3 (5 gold)", "Bob's ship 3 (5 gold)", "ship 3" (owner unknown); the ship of
+    the sentence's subject (`actor`, another player) is "their own ship 3", never "Bob played
+    ... on Bob's ship 3" ("son propre vaisseau 3", "tàu 3 của chính mình")."""
     if owner is None:
         return _("ship %(ship)s", ship=ship_id)
+    own = owner == actor and owner != viewer
     if value is None:
         if owner == viewer:
             return _("your ship %(ship)s", ship=ship_id)
+        if own:
+            return _("their own ship %(ship)s", ship=ship_id)
         return _("%(whose)s ship %(ship)s", whose=possessive(players[owner]), ship=ship_id)
     if owner == viewer:
         return _("your ship %(ship)s (%(gold)s gold)", ship=ship_id, gold=value)
+    if own:
+        return _("their own ship %(ship)s (%(gold)s gold)", ship=ship_id, gold=value)
     return _("%(whose)s ship %(ship)s (%(gold)s gold)", whose=possessive(players[owner]), ship=ship_id,
              gold=value)
 
@@ -299,11 +306,11 @@ def describe_event(event: dict[str, Any], players: list[str], viewer: int | None
         return _("%(who)s played a merchant ship: ship %(ship)s (%(gold)s gold).",
                  who=who, ship=event["ship"], gold=event["value"])
     if kind == "pirate":
-        where = _ship_phrase(event["ship"], event.get("owner"), event.get("value"), players, viewer)
+        where = _ship_phrase(event["ship"], event.get("owner"), event.get("value"), players, viewer, seat)
         return _played(event["card"], where, who if not you else None)
     if kind in ("captain", "admiral"):
         owner = event.get("owner") if event.get("owner") is not None else seat
-        where = _ship_phrase(event["ship"], owner, event.get("value"), players, viewer)
+        where = _ship_phrase(event["ship"], owner, event.get("value"), players, viewer, seat)
         text = _played("AD" if kind == "admiral" else event["card"], where, who if not you else None)
         if event.get("replaced"):  # the card opens the sentence
             text += " " + _("%(the_card)s it replaces is out of the game.",
@@ -346,14 +353,13 @@ def _capture_text(e: dict[str, Any], players: list[str], viewer: int | None, *, 
             if seat == viewer:
                 return _("You won the fight for your ship %(ship)s (%(gold)s gold): you score "
                          "%(gold)s gold.", ship=ship, gold=gold)
-            return _("%(who)s won the fight for %(who)s's ship %(ship)s (%(gold)s gold): %(who)s "
+            return _("%(who)s won the fight for their own ship %(ship)s (%(gold)s gold) and "
                      "scores %(gold)s gold.", who=players[seat], ship=ship, gold=gold)
         if seat == viewer:
             return _("Your ship %(ship)s (%(gold)s gold) came home safely: you score %(gold)s gold.",
                      ship=ship, gold=gold)
-        return _("%(whose)s ship %(ship)s (%(gold)s gold) came home safely: %(who)s scores "
-                 "%(gold)s gold.", whose=possessive(players[seat]), who=players[seat], ship=ship,
-                 gold=gold)
+        return _("%(whose)s ship %(ship)s (%(gold)s gold) came home safely, scoring %(gold)s gold.",
+                 whose=possessive(players[seat]), ship=ship, gold=gold)
     where = _ship_phrase(ship, e.get("owner"), gold, players, viewer)
     if seat == viewer:
         return _("You captured %(ship)s.", ship=where)

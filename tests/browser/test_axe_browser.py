@@ -142,6 +142,7 @@ def test_the_admin_pages_pass_axe_at_both_widths(app, reader):
     reader.click("button[type=submit]")
     reader.wait_for_url("**/admin/")
     for path in ["/admin/", "/admin/?sort=waiting&dir=asc", f"/admin/games/{game_id}", "/admin/games/new",
+                 f"/admin/games/{game_id}/replay/7",
                  "/admin/outbox", "/admin/stats", "/admin/audit"]:
         reader.goto(path)
         problems += _checked(reader, path)

@@ -137,6 +137,10 @@ def player_paths(app, pages: Pages) -> dict[str, list[str]]:
         "/m/<token>": [*pages.move_paths, pages.stale_move_path, "/m/not-a-token"],
         "/g/<token>/prefs": [seat_path(cfg, pages.running) + "/prefs", "/g/not-a-token/prefs"],
         "/u/<token>": [unsubscribe_path(cfg, pages.running), "/u/not-a-token"],
+        "/g/<token>/replay": [seat_path(cfg, pages.finished) + "/replay", seat_path(cfg, pages.running) + "/replay"],
+        "/g/<token>/replay/<step>": [seat_path(cfg, pages.finished) + "/replay/6",
+                                     seat_path(cfg, pages.running) + "/replay/4",
+                                     seat_path(cfg, pages.running) + "/replay/999"],
     }
     routes: dict[str, list[str]] = {}
     for rule in app.url_map.iter_rules():

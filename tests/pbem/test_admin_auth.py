@@ -29,7 +29,7 @@ def admin_rules(app):
 
 
 def concrete(rule) -> str:
-    values = {"game_id": "1", "position": "0", "message_id": "1", "bounce_id": "1"}
+    values = {"game_id": "1", "position": "0", "message_id": "1", "bounce_id": "1", "step": "1"}
     return re.sub(r"<(?:[^>:]+:)?(\w+)>", lambda m: values[m.group(1)], rule.rule)
 
 

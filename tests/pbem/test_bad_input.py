@@ -183,6 +183,10 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
     "seat.seat_actions.rematch": {},
     "seat.seat_actions.leave_page": {},
     "seat.seat_actions.leave": {},
+    "seat.replay.seat_replay": {("args", "step"): "1"},  # pbem/web/replay.py
+    "seat.replay.seat_replay_step": {},
+    "admin.replay.admin_replay": {("args", "step"): "1"},
+    "admin.replay.admin_replay_step": {},
 }
 
 # Values past a field's first checks, where the generic ones stop early: endpoint -> field -> values.
@@ -246,7 +250,7 @@ class World:
             return self.tokens.get(rule.rule) or next(
                 t for prefix, t in self.tokens.items() if rule.rule.startswith(prefix))
         return str({"game_id": self.game_id, "position": self.position, "message_id": self.message_id,
-                    "filename": "korsar.css", "mail_id": "nope", "bounce_id": 1}[name])
+                    "filename": "korsar.css", "mail_id": "nope", "bounce_id": 1, "step": 1}[name])
 
 
 @dataclass

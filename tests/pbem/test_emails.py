@@ -219,7 +219,7 @@ def test_the_turn_email_shows_battles_holds_and_captains_in_words(app):
     assert "You: Blue, strength 3 (strongest) - Blue 3" in bob
     assert "Ann: Green, strength 1 - Green 1" in bob
     assert "On hold until Ann's next turn." in bob
-    assert "Ann played Green 1 on Ann's ship 1 (5 gold)." in bob
+    assert "Ann played Green 1 on their own ship 1 (5 gold)." in bob
     assert "Play the Blue captain on Ann's ship 1 (5 gold)" in [s for s, _ in move_links(bob)]
     with session_scope(db_of(app)) as s:
         service.apply_game_move(s, cfg_of(app), game_id, 1, {"action": "play", "card": "BC", "target": 1})

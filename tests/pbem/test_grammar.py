@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import engine
 import pytest
+from engine import explain
 
 from pbem import i18n
 from pbem.present import grammar, phrases
@@ -115,15 +116,15 @@ def test_french_discards_name_the_card_with_its_article(card, text):
 @pytest.mark.parametrize("event, sentence", [
     ({"kind": "hold", "seat": 1, "ship": 3}, "Le vaisseau 3 est en attente jusqu'au prochain tour {of}."),
     ({"kind": "capture", "seat": 1, "owner": 1, "ship": 3, "value": 5},
-     "Le vaisseau 3 {of} est rentré à bon port\u00a0: {name} marque ses 5 pièces d'or."),
+     "Le vaisseau 3 {of} est rentré à bon port et lui rapporte 5 pièces d'or."),
     ({"kind": "discard", "seat": 1, "card": "AD"}, "{name} a défaussé l'amiral."),
-    ({"kind": "admiral", "seat": 1, "ship": 3, "owner": 1, "value": 5, "card": "AD", "replaced": "BC"},
-     "{name} a joué l'amiral sur le vaisseau 3 {of} (5 pièces d'or). "
+    ({"kind": "admiral", "seat": 2, "ship": 3, "owner": 1, "value": 5, "card": "AD", "replaced": "BC"},
+     "Zoé a joué l'amiral sur le vaisseau 3 {of} (5 pièces d'or). "
      "Le capitaine bleu qu'il remplace quitte la partie."),
 ])
 def test_french_events_elide_the_name(name, event, sentence):
     with i18n.using("fr"):
-        assert phrases.describe_event(event, ["Marc", name], 0) == sentence.format(of=OF[name], name=name)
+        assert phrases.describe_event(event, ["Marc", name, "Zoé"], 0) == sentence.format(of=OF[name], name=name)
 
 
 def _finished_team_game() -> engine.GameState:
@@ -199,3 +200,190 @@ def test_a_greeting_calls_a_vietnamese_reader_by_the_given_name(code, name, gree
 def test_a_vietnamese_greeting_calls_a_vietnamese_full_name_by_its_given_name_only(code, name, called):
     with i18n.using(code):
         assert i18n.addressed_name(name) == called
+
+
+# ---------------------------------------------------------------- a label after a colon
+@pytest.mark.parametrize("code, label, inside", [
+    ("fr", "Jouer l'amiral sur votre vaisseau 3", "jouer l'amiral sur votre vaisseau 3"),
+    ("fr", "Élever", "élever"),
+    ("vi", "Rút một lá bài", "rút một lá bài"),
+    ("en", "Draw a card", "Draw a card"),  # English keeps its capital after a colon
+])
+def test_a_move_label_after_a_colon_starts_in_lower_case_in_french_and_vietnamese(code, label, inside):
+    with i18n.using(code):
+        assert i18n.in_sentence(label) == inside
+
+
+@pytest.mark.parametrize("code, subject, body, listed", [
+    ("fr", "[Korsar] La mer\u00a0: coup joué (jouer l'amiral sur votre vaisseau 3)",
+     "Coup joué\u00a0: jouer l'amiral sur votre vaisseau 3.", "Coup 4\u00a0: jouer l'amiral sur votre vaisseau 3"),
+    ("en", "[Korsar] La mer: played: Play the Admiral on your ship 3",
+     "Played: Play the Admiral on your ship 3.", "Move 4: Play the Admiral on your ship 3"),
+])
+def test_the_played_emails_put_the_move_in_the_sentence(code, subject, body, listed):
+    from pbem.mail.render import environment  # the emails' own environment
+    env = environment()
+    with i18n.using(code):
+        label = phrases.describe_move({"action": "play", "card": "AD", "target": 3},
+                                      {"seat": 0, "players": ["Marc", "Élodie"],
+                                       "table": [{"id": 3, "owner": 0, "value": None}]})
+        assert label[0].isupper()  # the label itself, alone on its line or a button, keeps its capital
+        game = {"name": "La mer"}
+        assert env.get_template("reply_played.subject.txt").render(game=game, played=label).strip() == subject
+        line = '_("Played: %(move)s.", move=played|in_sentence)'  # the text part's first line
+        assert line in env.loader.get_source(env, "reply_played.txt")[0]
+        assert env.from_string("{{ " + line + " }}").render(played=label) == body
+        forced = env.get_template("partials/played_for_you.txt").render(played_for_you=[{"number": 4, "text": label}],
+                                                                      game_url="https://k.test/g")
+        assert listed in forced
+
+
+def test_the_confirmation_page_title_puts_the_move_after_its_colon_in_lower_case(app):
+    with app.app_context(), i18n.using("fr"):
+        title = app.jinja_env.from_string('{{ _("Confirm your move: %(move)s", move=m|in_sentence) }}')
+        assert title.render(m="Piocher une carte") == "Confirmez votre coup\u00a0: piocher une carte"
+
+
+# ---------------------------------------------------------------- never the same name twice
+VOWEL_NAMES = ["Élodie", "Ông Anh", "Hương", "Yves", "Anne-Sophie"]
+
+
+@pytest.mark.parametrize("name", VOWEL_NAMES)
+@pytest.mark.parametrize("code, sentence", [
+    ("fr", "{name} a joué le corsaire bleu 3 sur son propre vaisseau 3 (5 pièces d'or)."),
+    ("vi", "{name} đã đánh Tàu Hải Tặc xanh dương 3 lên tàu 3 của chính mình (5 vàng)."),
+    ("en", "{name} played Blue 3 on their own ship 3 (5 gold)."),
+])
+def test_a_player_defending_their_own_ship_is_named_once(name, code, sentence):
+    event = {"kind": "pirate", "seat": 1, "card": "B3", "ship": 3, "owner": 1, "value": 5}
+    with i18n.using(code):
+        text = phrases.describe_event(event, ["Marc", name], 0)
+        admin = phrases.describe_event(event, ["Marc", name], None)  # the admin's log: nobody is "you"
+    assert text == sentence.format(name=name) == admin
+    assert text.count(name) == 1 and "d'" + name not in text
+
+
+@pytest.mark.parametrize("name", VOWEL_NAMES)
+@pytest.mark.parametrize("code, once", [
+    ("fr", "{name} a gagné le combat pour son propre vaisseau 3 et marque ses 5 pièces d'or."),
+    ("en", "{name} won the fight for their own ship 3 (5 gold) and scores 5 gold."),
+    ("vi", "{name} đã thắng trận giành tàu 3 của chính mình (5 vàng) và được 5 vàng."),
+])
+def test_an_owner_winning_the_fight_for_their_ship_is_named_once(name, code, once):
+    moves = [[{"kind": "pirate", "seat": 0, "card": "B3", "ship": 3, "owner": 1, "value": 5, "attack": True}],
+             [{"kind": "capture", "seat": 1, "owner": 1, "ship": 3, "value": 5}]]
+    with i18n.using(code):
+        sentence = phrases.event_sentences(moves, ["Marc", name], 0)[1][0]
+    assert sentence == once.format(name=name) and sentence.count(name) == 1
+
+
+@pytest.mark.parametrize("name", VOWEL_NAMES)
+@pytest.mark.parametrize("code, home, safe", [
+    ("fr", "il reviendra à {name} au début de son prochain tour",
+     "Le vaisseau 3 {of} est rentré à bon port et lui rapporte 5 pièces d'or."),
+    ("en", "it goes home to {name} at the start of their next turn",
+     "{name}'s ship 3 (5 gold) came home safely, scoring 5 gold."),
+])
+def test_a_ship_going_home_names_its_owner_once(name, code, home, safe):
+    of = grammar.french_join("de", name)
+    with i18n.using(code):
+        look = phrases.outlook_text(explain.Outlook(code="unattacked", seat=1), {"id": 3},  # type: ignore[arg-type]
+                                    lambda seat: name, 0)
+        settled = phrases.describe_event({"kind": "capture", "seat": 1, "owner": 1, "ship": 3, "value": 5},
+                                         ["Marc", name], 0)
+    assert home.format(name=name) in look and look.count(name) == 1
+    assert settled == safe.format(name=name, of=of) and settled.count(name) == 1
+
+
+# ---------------------------------------------------------------- a list of names as the subject
+@pytest.mark.parametrize("code, people, names, line", [
+    ("fr", 1, "Élodie", "Vainqueur\u00a0: Élodie"),
+    ("fr", 2, "Élodie et Ông Anh", "Vainqueurs\u00a0: Élodie et Ông Anh"),
+    ("en", 1, "Élodie", "Winner: Élodie"), ("en", 2, "Élodie and Ông Anh", "Winners: Élodie and Ông Anh"),
+    ("vi", 2, "Élodie và Ông Anh", "Người thắng: Élodie và Ông Anh"),
+])
+def test_the_winners_line_agrees_with_how_many_people_won(code, people, names, line):
+    with i18n.using(code):
+        assert i18n.ngettext("Winner: %(name)s", "Winners: %(name)s", people, name=names) == line
+        assert i18n.ngettext("Winner: %(name)s.", "Winners: %(name)s.", people, name=names) == line + "."
+
+
+@pytest.mark.parametrize("code, people, said", [
+    ("fr", 1, "Élodie a gagné"), ("fr", 2, "Élodie et Ông Anh ont gagné"),
+    ("fr", 3, "Élodie, Ông Anh et Yves ont gagné"),
+    ("en", 3, "Élodie, Ông Anh and Yves won"),
+])
+def test_won_agrees_with_one_or_several_names(code, people, said):
+    with i18n.using(code):
+        who = grammar.together(["Élodie", "Ông Anh", "Yves"][:people])
+        assert grammar.won(who, people) == said
+
+
+@pytest.mark.parametrize("code, shared", [("fr", "vous et Paul"), ("en", "you and Paul"), ("vi", "bạn và Paul")])
+def test_a_shared_win_is_one_list_of_names_never_a_comma_list(code, shared):
+    state = engine.new_game(["Élodie", "Paul", "Yves"], seed=1)
+    view = engine.player_view(state, 0)
+    view["finished"], view["winners"] = True, [0, 1]
+    with i18n.using(code):
+        shown = board(view)
+    assert shown["shared_win"] == shared and shown["winning_people"] == 2
+
+
+def test_a_shared_team_win_names_each_team_as_one():
+    state = _finished_team_game()
+    view = engine.player_view(state, 1)
+    view["winners"] = [0, 1]
+    with i18n.using("fr"):
+        shown = board(view)
+    assert shown["shared_win"].count(" et ") == 2 and ", " in shown["shared_win"]
+
+
+def test_my_games_agrees_winner_with_a_winning_team(app):
+    from game_helpers import cfg_of, db_of, start_game
+    from sqlmodel import select
+    from test_seat_actions import play_to_the_end
+
+    from pbem.db import session_scope
+    from pbem.games import my_games
+    from pbem.models import Game, Seat
+    game_id = start_game(app, ["Ann <ann@example.com>", "bot:greedy", "bot:random", "bot:greedy"], teams=True, seed=2)
+    play_to_the_end(app, game_id)
+    with session_scope(db_of(app)) as s, i18n.using("fr"):
+        seats = list(s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.position)))
+        entry = my_games._entry(cfg_of(app), s.get(Game, game_id), seats[0], seats)
+    assert entry.winning_people == 2 and " et " in entry.winners_text
+
+
+# ---------------------------------------------------------------- the walk's fixes
+@pytest.mark.parametrize("code, line", [
+    ("fr", "vous et Élodie\u00a0: 0 or\u202f; Paul et Yves\u00a0: 0 or"),
+    ("en", "you and Élodie 0 gold; Paul and Yves 0 gold"),
+])
+def test_the_teams_gold_line_uses_each_languages_separator(code, line):
+    state = engine.new_game(["Marc", "Élodie", "Paul", "Yves"], seed=1, teams=True)
+    with i18n.using(code):
+        assert board(engine.player_view(state, 0))["teams_text"] == line
+
+
+@pytest.mark.parametrize("code, reminders, said", [
+    ("fr", "50", "Un rappel par e\u2011mail à 50\u00a0% du délai."),
+    ("fr", "50,85", "Des rappels par e\u2011mail à 50\u00a0% et 85\u00a0% du délai."),
+    ("en", "50,85", "Reminders by email when 50% and 85% of that time have gone."),
+])
+def test_the_reminders_sentence_agrees_with_how_many_reminders(code, reminders, said):
+    from pbem.letters.invitations import clock_sentences
+    from pbem.models import Proposal
+    proposal = Proposal(creator_email="a@example.com", reminders=reminders, deadline_hours=72)
+    with i18n.using(code):
+        assert said in [s.replace("\u202f", "\u00a0") for s in clock_sentences(proposal)]
+
+
+@pytest.mark.parametrize("code, subject", [
+    ("vi", "[Korsar] Hội An: đến lượt bạn, Ánh"), ("fr", "[Korsar] Hội An\u00a0: à vous de jouer, Nguyễn Thị Ánh"),
+])
+def test_a_turn_subject_calls_a_vietnamese_reader_by_the_given_name(code, subject):
+    from pbem.mail.render import environment  # the emails' own environment
+    with i18n.using(code):
+        text = environment().get_template("turn.subject.txt").render(game={"name": "Hội An"},
+                                                                      board={"you": "Nguyễn Thị Ánh"})
+    assert text.strip() == subject

@@ -207,8 +207,9 @@ def test_the_french_game_over_breakdown_reads_as_a_french_rulebook(app, smtp_ser
         assert f"  Vous{NBSP}: {mine} or\n" not in text and "La partie est terminée. Or final" not in text
         assert f"<strong>{mine}</strong> or" not in markup
         winners = [view["players"][w] if w != seat.position else "vous" for w in view["winners"]]
-        verdict = (f"Victoire{NBSP}: {winners[0]}" if len(winners) == 1 else
-                   f"Victoire partagée{NBSP}: {', '.join(winners)}")
+        and_ = " et ".join(winners) if len(winners) < 3 else ", ".join(winners[:-1]) + " et " + winners[-1]
+        verdict = (f"Vainqueur{NBSP}: {winners[0]}" if len(winners) == 1 else
+                   f"Victoire partagée{NBSP}: {and_}")
         assert verdict in text, text
 
 

@@ -123,7 +123,8 @@ def test_mutt_replies_to_a_turn_email_through_the_inbound_process_and_the_move_i
         time.sleep(0.05)
     [answer] = smtp_server.to(ANN)[before:]
     with i18n.using(lang):
-        played = i18n.gettext("%(game)s: played: %(move)s", game="", move=i18n.gettext("Draw a card"))
+        played = i18n.gettext("%(game)s: played: %(move)s", game="",
+                              move=i18n.in_sentence(i18n.gettext("Draw a card")))
     subject = " ".join(str(answer["Subject"]).split())  # (the catalog's no-break spaces may be plain ones)
     assert subject.endswith(" ".join(played.split())), (subject, played)
     db.dispose()

@@ -27,7 +27,7 @@ from pbem.web import talk as talk_web
 ENGLISH_BOT_NAMES = ("Greedy bot", "Expert bot", "Random bot")
 BOT_NAMES = {"en": ["Paul", "Greedy bot", "Greedy bot 2", "Random bot"],
              "fr": ["Paul", "Robot glouton", "Robot glouton 2", "Robot aléatoire"],
-             "vi": ["Paul", "Máy (tham lam)", "Máy (tham lam) 2", "Máy (ngẫu nhiên)"]}
+             "vi": ["Paul", "Máy tham lam", "Máy tham lam 2", "Máy ngẫu nhiên"]}
 
 
 def _bot(position: int, kind: str, stored: str = "whatever was stored") -> NamedSeat:
@@ -89,7 +89,7 @@ def test_the_from_display_name_is_the_services_name_in_the_recipients_language(a
 
 # ---------------------------------------------------------------- game names
 @pytest.mark.parametrize("code, expected", [("en", "Paul vs Greedy bot"), ("fr", "Paul contre Robot glouton"),
-                                            ("vi", "Paul với Máy (tham lam)")])
+                                            ("vi", "Paul với Máy tham lam")])
 def test_a_game_without_a_name_is_named_in_its_creators_language(app, code, expected):
     with i18n.using(code), session_scope(db_of(app)) as s:
         proposal = proposals.propose_game(s, cfg_of(app), your_name="Paul", your_email="paul@example.com",

@@ -309,7 +309,7 @@ def test_in_team_play_the_confirmation_names_the_partner_who_takes_the_ship(app,
     _play(app, team_game, (0, {"action": "play", "card": "G1", "target": 3}))
     page = _confirm(app, client, team_game, 1, {"action": "play", "card": "G2", "target": 3})
     assert ("Your team will lead on ship 3 (strength 3): Alice, who led there, takes it at the start "
-            "of Alice&#39;s next turn unless someone beats you.") in page
+            "of their next turn unless someone beats you.") in page
 
 
 def test_a_ship_left_on_the_table_at_the_end_scores_for_nobody():

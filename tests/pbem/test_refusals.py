@@ -16,6 +16,7 @@ from inbound_helpers import latest, new_mail, outbox_ids, receiver, reply_to, se
 
 import pbem.games.clocks.refusals  # noqa: F401  (each module declares its codes on import)
 import pbem.games.limits  # noqa: F401
+import pbem.web.replay  # noqa: F401
 from pbem import i18n, links
 from pbem.db import session_scope
 from pbem.games import errors, service, setup
