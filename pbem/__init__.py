@@ -46,6 +46,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from pbem.web import metrics
     from pbem.web import replay  # noqa: F401  (nested: /g/<token>/replay, /admin/games/<id>/replay)
     from pbem.web import leaderboard
+    from pbem.web import privacy
     from pbem.web import i18n_web
     from pbem.web.converters import IdConverter
 
@@ -56,6 +57,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(health.bp)
     app.register_blueprint(metrics.bp)  # /metrics, behind METRICS_TOKEN
     app.register_blueprint(rules.bp)  # the rules page, /rules
+    app.register_blueprint(privacy.bp)  # what we keep and the reader's rights, /privacy
     _register_without_session_csrf(
         app,
         # /g/<token>/...: one entry verifies the seat's token (pbem/web/seat.py); the game page

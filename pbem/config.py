@@ -134,6 +134,18 @@ class Config:
     DKIM_PRIVATE_KEY_FILE: str = ""
     # /metrics (Prometheus) answers only `Authorization: Bearer <METRICS_TOKEN>`; empty: 404.
     METRICS_TOKEN: str = ""
+    # Keep no longer than needed (pbem/games/retention.py, the worker's `retention` job, every
+    # RETENTION_EVERY_MINUTES; docs/privacy.md): the sender and Message-ID of a received email
+    # after RETENTION_INBOUND_DAYS (its outcome row stays), the bodies of sent emails after
+    # RETENTION_OUTBOX_BODY_DAYS (date, kind, subject, status stay), admin login attempts after
+    # RETENTION_LOGIN_ATTEMPT_DAYS, expired or cancelled game proposals and their invitations
+    # after RETENTION_PROPOSAL_DAYS, audit entries after RETENTION_AUDIT_DAYS. 0: kept forever.
+    RETENTION_EVERY_MINUTES: float = 60.0
+    RETENTION_INBOUND_DAYS: float = 30.0
+    RETENTION_OUTBOX_BODY_DAYS: float = 90.0
+    RETENTION_LOGIN_ATTEMPT_DAYS: float = 90.0
+    RETENTION_PROPOSAL_DAYS: float = 30.0
+    RETENTION_AUDIT_DAYS: float = 365.0
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> "Config":

@@ -1,5 +1,5 @@
 """The worker: one dedicated process (`flask --app pbem worker`) that delivers the outbox,
-plays due bot moves and runs the clock sweeps.
+plays due bot moves, runs the clock sweeps and forgets what is kept no longer (retention).
 
 It runs an APScheduler 3.x BlockingScheduler with one interval job per piece of work
 (max_instances=1, coalesce=True). The schedule itself lives in our tables (next_attempt_at,
@@ -29,6 +29,7 @@ from pbem.games.invitations import expire_invitations
 from pbem.games.bounced import announce_marks
 from pbem.games.bots import play_due_bots
 from pbem.games.analysis import run_analyses
+from pbem.games.retention import forget_due
 from pbem.mail.delivery import deliver_due, default_worker_id
 from pbem.mail.smtp import SmtpLink
 from pbem import metrics
@@ -42,10 +43,13 @@ SWEEP_BUDGET_SECONDS = 0.4
 # CPU a move): a backlog of due bot moves drains over polls, and the worker's other jobs and a
 # stop are never held up for longer than this plus one move.
 BOTS_BUDGET_SECONDS = 2.0
-JOBS = ("bots", "clocks", "analysis", "deliver")  # in run_once, mail goes last: it sends what the others queued
 # The analysis job analyses at most this many finished games a run (each a few seconds of CPU,
 # outside any transaction: pbem/games/analysis.py); the rest wait for the next polls.
 ANALYSES_PER_RUN = 1
+JOBS = ("bots", "clocks", "analysis", "deliver", "retention")  # in run_once, mail goes after what queues mail
+# The periodic retention job (pbem/games/retention.py) runs every RETENTION_EVERY_MINUTES and starts
+# no new batch after this long: a first run over years of rows drains over a few runs.
+RETENTION_BUDGET_SECONDS = 20.0
 # Rows claimed (leased) at a time: a worker that dies mid-batch delays at most this many emails
 # by the lease (`pbem.mail.delivery.lease_seconds`, 5 minutes or more). A backlog drains batch
 # after batch over one SMTP connection, up to MAX_BATCHES_PER_RUN x BATCH_SIZE (1,000) emails
@@ -115,6 +119,9 @@ def run_job(name: str, engine: Engine, cfg: Config, now: datetime | None = None,
         elif name == "analysis":
             result = run_analyses(engine, cfg, worker_id or default_worker_id(), now,
                                   max_games=ANALYSES_PER_RUN)
+        elif name == "retention":
+            result = forget_due(engine, cfg, now, budget_seconds=None if sweep_budget is None
+                                else RETENTION_BUDGET_SECONDS)
         else:
             raise ValueError(f"unknown job {name!r}")
     except Exception as exc:  # one failing job must not stop the others or the worker
@@ -159,6 +166,11 @@ def configure_logging() -> None:
     logging.getLogger("apscheduler.executors").setLevel(logging.WARNING)
 
 
+def _every(name: str, cfg: Config) -> float:
+    """Seconds between two runs of job `name`: every poll, but retention every so many minutes."""
+    return cfg.RETENTION_EVERY_MINUTES * 60 if name == "retention" else cfg.WORKER_POLL_SECONDS
+
+
 def run_worker(app: Flask, *, once: bool = False) -> bool:
     """The `flask --app pbem worker` process; with `once`, False if a job failed."""
     from apscheduler.schedulers.blocking import BlockingScheduler
@@ -174,7 +186,7 @@ def run_worker(app: Flask, *, once: bool = False) -> bool:
     scheduler = BlockingScheduler(timezone=timezone.utc, job_defaults={
         "max_instances": 1, "coalesce": True, "misfire_grace_time": None})
     for name in JOBS:
-        scheduler.add_job(run_job, "interval", seconds=cfg.WORKER_POLL_SECONDS, id=name, name=name,
+        scheduler.add_job(run_job, "interval", seconds=_every(name, cfg), id=name, name=name,
                           args=(name, engine, cfg), kwargs={"stop": stopping.is_set, "worker_id": worker_id,
                                                             "sweep_budget": SWEEP_BUDGET_SECONDS},
                           next_run_time=datetime.now(timezone.utc))

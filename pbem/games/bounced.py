@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from pbem.addresses import canonical_key
 from pbem.config import Config
 from pbem.games import notices
 from pbem.games.invitations import proposal_view
@@ -48,13 +48,17 @@ def announce_marks(session: Session, cfg: Config, *, now: datetime | None = None
 
 def _tell_tables(session: Session, mark: Bounce, now: datetime) -> None:
     rows = session.exec(select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id)).where(
-        func.lower(col(Seat.email)) == mark.email, Seat.kind == SeatKind.HUMAN,
-        col(Game.status).in_(UNDER_WAY))).all()
+        col(Seat.email).is_not(None), Seat.kind == SeatKind.HUMAN, col(Game.status).in_(UNDER_WAY))).all()
     for seat, game in rows:
-        if seat.left_game:
+        if seat.left_game or not _same_mailbox(seat.email, mark):
             continue
         others = [s for s in session.exec(select(Seat).where(Seat.game_id == game.id)).all() if s.id != seat.id]
         notices.add_news(session, game, others, _bounces_news(seat.name), now=now)
+
+
+def _same_mailbox(email: str | None, mark: Bounce) -> bool:
+    """Whether `email` is the marked mailbox, however it is spelled (`ann+games@`, Gmail's dots)."""
+    return bool(email) and canonical_key(email or "") == mark.key
 
 
 def _bounces_news(name: str) -> Callable[[], str]:
@@ -65,11 +69,10 @@ def _bounces_news(name: str) -> Callable[[], str]:
 
 def _tell_creators(session: Session, cfg: Config, mark: Bounce, now: datetime) -> None:
     rows = session.exec(select(Invitation, Proposal).join(Proposal, col(Proposal.id) == col(Invitation.proposal_id))
-                        .where(func.lower(col(Invitation.email)) == mark.email,
-                               Invitation.status == InvitationStatus.INVITED,
+                        .where(col(Invitation.email).is_not(None), Invitation.status == InvitationStatus.INVITED,
                                col(Proposal.status).in_(ProposalStatus.OPEN))).all()
     for invitation, proposal in rows:
-        if proposal.creator_email == mark.email:
+        if not _same_mailbox(invitation.email, mark) or _same_mailbox(proposal.creator_email, mark):
             continue
         # Never read: it counts as unanswered, so the creator may put someone else in its place.
         invitation.status, invitation.answered_at, invitation.expires_at = InvitationStatus.EXPIRED, now, None

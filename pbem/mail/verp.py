@@ -46,3 +46,13 @@ def bounced_row(cfg: Config, address: str) -> int | None:
     outbox_id = int(match[1])
     keys = [cfg.SECRET_KEY, *cfg.SECRET_KEY_FALLBACKS]
     return outbox_id if any(hmac.compare_digest(match[2], _mac(key, outbox_id)) for key in keys) else None
+
+
+def carries_a_token(cfg: Config, address: str) -> bool:
+    """Whether `address` is one of our bounce addresses with a token of our shape (a row and a
+    signature), verified or not: a bounce to one that does not verify is a forgery, not a bounce
+    address some server stripped of its tag or mangled."""
+    if not is_bounce_address(cfg, address):
+        return False
+    local = parseaddr(address)[1].lower().rpartition("@")[0]
+    return _TOKEN.match(local[len(BOUNCE_LOCAL_PREFIX):]) is not None

@@ -50,6 +50,7 @@ LAZY_ALLOWED = {
     ("pbem", "pbem.web.talk"): "create_app registers the blueprints",
     ("pbem", "pbem.web.rules"): "create_app registers the blueprints",
     ("pbem", "pbem.web.replay"): "create_app registers the blueprints",
+    ("pbem", "pbem.web.privacy"): "create_app registers the blueprints",
     ("pbem", "pbem.web.home"): "create_app registers the blueprints",
     ("pbem", "pbem.web.new_game"): "create_app registers the blueprints",
     ("pbem", "pbem.web.invites"): "create_app registers the blueprints",

@@ -133,6 +133,7 @@ FIELDS: dict[str, dict[tuple[str, str], str]] = {
     "metrics.metrics": {},
     "health.healthz": {},
     "rules.rules_page": {("args", "lang"): "fr"},
+    "privacy.privacy_page": {("args", "lang"): "fr"},
     "seat.prefs.prefs_page": {("args", "saved"): "vacation"},
     "seat.prefs.vacation": {("form", "first_day"): TOMORROW, ("form", "last_day"): TOMORROW},
     "seat.prefs.vacation_cancel": {},
