@@ -198,3 +198,13 @@ def test_two_workers_at_once_analyse_a_game_once(app, finished):
     stored = _stored(app, finished)
     assert stored and len({m.step for m in stored}) == len(stored)
     assert _job(app, finished).attempts == 1
+
+
+def test_the_replay_page_of_an_analysed_move_shows_its_mark_and_the_chart(app, client, finished):
+    run_job("analysis", db_of(app), cfg_of(app))
+    first = _stored(app, finished)[0]
+    replay = _page(app, finished).removesuffix("/analysis") + "/replay"
+    html = client.get(f"{replay}/{first.step + 1}").get_data(as_text=True)
+    assert "data-analysis-step" in html
+    assert f'data-mark="{first.mark}"' in html and "<svg" in html
+    assert "data-analysis-step" not in client.get(f"{replay}/0").get_data(as_text=True)  # the deal: no move
