@@ -18,7 +18,7 @@ import ipaddress
 
 from email_validator import SPECIAL_USE_DOMAIN_NAMES, EmailNotValidError, ValidatedEmail, validate_email
 
-from pbem.i18n import gettext, lazy
+from pbem.i18n import gettext, lazy, quoted
 
 MAX_ADDRESS_LENGTH = 254  # RFC 5321's path limit, less the angle brackets
 MAX_INPUT_LENGTH = 320  # longer than any address: refused before it is parsed
@@ -49,7 +49,7 @@ class AddressRefused(ValueError):
     @property
     def sentence(self) -> str:
         shown = self.address if len(self.address) <= MAX_SHOWN else self.address[:MAX_SHOWN - 1] + "…"
-        return gettext(self.reason, address=repr(shown), name=self.reserved)
+        return gettext(self.reason, address=quoted(shown), name=self.reserved)
 
     def __str__(self) -> str:
         return self.sentence

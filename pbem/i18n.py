@@ -274,6 +274,17 @@ def in_sentence(label: str) -> str:
     return label[:1].lower() + label[1:]
 
 
+# How each language quotes what a reader typed (CLDR's quotation marks): “nope”, « nope », “nope”.
+_QUOTES = {"en": ("\u201c", "\u201d"), "fr": ("\u00ab\u202f", "\u202f\u00bb"), "vi": ("\u201c", "\u201d")}
+
+
+def quoted(text: str) -> str:
+    """`text` said back to its writer inside a sentence, in the current language's quotation
+    marks (never Python's 'repr')."""
+    start, end = _QUOTES.get(current(), _QUOTES[DEFAULT])
+    return f"{start}{text}{end}"
+
+
 def _template_gettext(message: str) -> str:
     code = current()
     return _wrap(translations(code).gettext(message), code)

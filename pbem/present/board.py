@@ -150,6 +150,8 @@ def _board(view: AnyView, hands: list[list[str] | None], name: Names, whose: Nam
         # whom "Winner"/"Winners" agrees
         "winners": [together([name(s) for s in seats]) for seats in winning],
         "winning_people": sum(len(seats) for seats in winning),
+        # the reader's seat (or side) won: it reads "You won!", not its own name after "Winner:"
+        "you_won": me is not None and any(me in seats for seats in winning),
         # a shared win in words: "Anne and Bob"; teams "Anne and Bob, Carl and Dana"
         "shared_win": ", ".join(together([name(s) for s in seats]) for seats in winning) if team_play
         else together([name(s) for seats in winning for s in seats]),

@@ -64,6 +64,8 @@ def test_a_whole_game_is_played_by_following_the_email_links(app, client, smtp_s
         assert ("Winner: " in body) or ("Shared win: " in body)
         page = app.test_client().get(game_page_path(body))
         assert page.status_code == 200 and "The game is over." in page.text
+        won = addresses.index(addr) in engine.winners(state)
+        assert ("You won!" in page.text) == won  # the winner reads their win, not their own name
         assert 'action="/m/' not in page.text  # no moves left to offer
     with session_scope(db_of(app)) as session:
         replayed = records.replay_record(json.loads(json.dumps(records.export_record(session, game_id))))

@@ -387,3 +387,12 @@ def test_a_turn_subject_calls_a_vietnamese_reader_by_the_given_name(code, subjec
         text = environment().get_template("turn.subject.txt").render(game={"name": "Hội An"},
                                                                       board={"you": "Nguyễn Thị Ánh"})
     assert text.strip() == subject
+
+
+@pytest.mark.parametrize("code, said", [("en", "\u201cnope\u201d is not"), ("fr", "\u00ab\u202fnope\u202f\u00bb n"),
+                                        ("vi", "\u201cnope\u201d")])
+def test_an_address_refused_is_said_back_in_the_readers_quotation_marks(code, said):
+    from pbem import addresses, i18n
+    with i18n.using(code):
+        sentence = addresses.AddressRefused(addresses.NOT_AN_ADDRESS, "nope").sentence
+    assert said in sentence and "'nope'" not in sentence

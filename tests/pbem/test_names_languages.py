@@ -118,3 +118,14 @@ def test_the_expiry_is_the_same_instant_in_every_zone():
         assert expiry_text(when, "Asia/Ho_Chi_Minh") == "02:01 ngày 9 tháng 12 năm 2026 (giờ Hà Nội / TP. Hồ Chí Minh)"
     with i18n.using("en"):
         assert expiry_text(when, "UTC") == "December 8, 2026, 7:01\u202fPM (UTC)"
+
+
+def test_the_vietnamese_invitation_page_greets_its_reader_by_the_given_name(app, client, smtp_server):
+    import re
+    from urllib.parse import urlsplit
+    _invite(app, "Nguyễn Thị Ánh <anh@example.com> [vi]")
+    deliver(app)
+    [sent] = smtp_server.to("anh@example.com")
+    url = next(u for u in re.findall(r"https?://\S+", text_part(sent)) if "/i/" in u or "/invitation" in u)
+    page = client.get(urlsplit(url).path).text
+    assert "Ánh, " in page and "Nguyễn Thị Ánh, " not in page

@@ -60,7 +60,7 @@ def move_path(app, game_id: int, position: int, move: dict) -> str:
 @pytest.mark.parametrize("code, played, state", [
     ("en", "Move played · ", "waiting for Bob"),
     ("fr", "Coup joué · ", "Bob doit jouer"),
-    ("vi", "Đã đi nước · ", "đang chờ Bob đi"),
+    ("vi", "Đã đi · ", "đang chờ Bob đi"),
 ])
 def test_a_played_move_is_said_first_in_the_game_pages_title(app, client, code, played, state):
     game_id = start_game(app, [f"Ann <ann@example.com> [{code}]", "Bob <bob@example.com>"], seed=7,
