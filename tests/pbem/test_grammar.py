@@ -356,7 +356,7 @@ def test_my_games_agrees_winner_with_a_winning_team(app):
 
 # ---------------------------------------------------------------- the walk's fixes
 @pytest.mark.parametrize("code, line", [
-    ("fr", "vous et Élodie\u00a0: 0 or\u202f; Paul et Yves\u00a0: 0 or"),
+    ("fr", "vous et Élodie (0 or)\u202f; Paul et Yves (0 or)"),
     ("en", "you and Élodie 0 gold; Paul and Yves 0 gold"),
 ])
 def test_the_teams_gold_line_uses_each_languages_separator(code, line):

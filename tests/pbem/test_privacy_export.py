@@ -107,7 +107,9 @@ SECTION_OF_TABLE = {"seat": "games", "game": "games", "invitation": "invitations
                     "proposal": "proposals_made", "outbox": "emails_sent", "inbound_mail": "replies",
                     "address_preference": "preferences", "login_attempt": "login_attempts", "bounce": "bounces",
                     "address_standing": "standing", "rate_event": "counted_actions", "audit_log": "admin_actions",
-                    "notice": "news"}  # news of its seats (others' news name its seat, by its name)
+                    "notice": "news", "rating": "ratings", "rating_change": "rating_changes",
+                    "rated_game": "rating_changes", "leaderboard_entry": "leaderboard",
+                    "analysis_preference": "analysis_email"}  # news: of its seats (others' name its seat by name)
 
 
 def test_every_table_that_names_the_address_has_its_section(app, smtp_server, client):

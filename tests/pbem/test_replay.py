@@ -299,13 +299,14 @@ def test_the_admin_replays_a_game_being_played_with_every_hand(admin_app, admin_
 
 
 # ---------------------------------------------------------------- the analysis seam
-def test_the_analysis_partial_draws_nothing_without_an_analysis_and_the_analysis_given(app):
+def test_the_analysis_partial_draws_nothing_without_an_analysis_and_the_admin_gets_none(app):
+    """The analysis itself on a replay step: tests/pbem/test_analysis.py."""
     from flask import render_template_string
+    from pbem.present.replay import Reader
     from pbem.web.replay import analysis_for
 
     with app.test_request_context("/"):
-        assert render_template_string('{% include "replay/_analysis.html" %}', analysis=None).strip() == ""
-        assert "data-analysis" in render_template_string('{% include "replay/_analysis.html" %}',
-                                                         analysis={"text": "A blunder."})
-        assert analysis_for(None, None, 0) is None  # type: ignore[arg-type]
-
+        assert render_template_string('{% include "replay/_analysis.html" %}', analysis=None,
+                                      analysis_chart=None).strip() == ""
+    admin = Reader.everything()
+    assert analysis_for(None, None, [], admin, 1) == {"analysis": None, "analysis_chart": None}  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 
 from clockkit import T0, deliver, game_row, headers, mails, mover, seat_row, start_game, sweep
+from pbem.letters import analysis as analysis_letters
 from pbem.letters.unsubscribe import sign_unsubscribe, unsubscribe_url
 from pbem.links import NEVER_SALT, read_address
 from pbem.db import session_scope
@@ -232,6 +233,7 @@ def test_every_email_kind_to_a_player_carries_the_raw_one_click_headers(app, smt
         replies.queue_answer(session, cfg, game, seats[1], state, reason="It is not your turn.")
         replies.queue_heard(session, cfg, game, seats[1], "Ann", "Keep your blue pirates.")
         notify.queue_game_over(session, cfg, game, seats, load_state(game))  # written at delivery
+        analysis_letters.queue_ready(session, cfg, game, seats[0])  # to an address that chose it
     with session_scope(engine) as session:  # the emails about no seat: a game being set up
         _queue_every_setup_email(session, cfg)
     deliver(engine, cfg, smtp_server, utcnow())

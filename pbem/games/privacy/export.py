@@ -15,12 +15,14 @@ from pbem.games.records import export_record, moves_of
 from pbem.games.unasked_mail import pair_key
 from pbem.mail import suppression
 from pbem.models import (AddressStanding, Game, GameStatus, Notice, Proposal, RateEvent, Seat, TalkMessage, utcnow)
+from pbem.models_analysis import AnalysisPreference
 from pbem.models_mail import Bounce
+from pbem.models_ratings import LeaderboardEntry, Rating, RatingChange
 from pbem.present.board import move_log
 from pbem.present.names import reader_names
 from pbem.store import load_state
 
-from pbem.games.privacy.held import audit_rows, held, invitations_of, is_creator
+from pbem.games.privacy.held import audit_rows, held, invitations_of, is_creator, rows_of
 
 FORMAT_VERSION = 1
 
@@ -115,6 +117,17 @@ def export_address(session: Session, email: str, *, now: datetime | None = None)
             for i, p in found.invitations if not is_creator(p, i, key)],
         "counted_actions": [{"kind": r.kind, "at": _when(r.created_at)} for r in counted],
         "login_attempts": [{"at": _when(a.created_at), "ip": a.ip, "success": a.success} for a in found.logins],
+        "ratings": [{"mode": r.mode, "mu": r.mu, "sigma": r.sigma, "games": r.games, "wins": r.wins,
+                     "updated_at": _when(r.updated_at)}
+                    for r in session.exec(select(Rating).where(col(Rating.key) == key).order_by(col(Rating.mode)))],
+        "rating_changes": [{"game": c.game_id, "mode": c.mode, "rank": c.rank, "won": c.won,
+                            "mu_before": c.mu_before, "mu_after": c.mu_after, "at": _when(c.created_at)}
+                           for c in session.exec(select(RatingChange).where(col(RatingChange.key) == key)
+                                                 .order_by(col(RatingChange.id)))],
+        "leaderboard": [{"display_name": e.display_name, "joined_at": _when(e.joined_at)}
+                        for e in session.exec(select(LeaderboardEntry).where(col(LeaderboardEntry.key) == key))],
+        "analysis_email": [{"ready_email": a.ready_email, "updated_at": _when(a.updated_at)}
+                           for a in rows_of(session, AnalysisPreference, col(AnalysisPreference.email), key)],
         # An admin's action on the address: what and when (the line's detail may name others).
         "admin_actions": [{"at": _when(a.created_at), "action": a.action, "game": a.game_id}
                           for a in audit_rows(session, found.spellings)],
