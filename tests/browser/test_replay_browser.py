@@ -17,7 +17,7 @@ from pbem.db import session_scope
 from pbem.models import Seat
 
 WIDTHS = {"1280": DESKTOP, "390": PHONE}
-WORDS = {"en": ("Next", "Move 1"), "fr": ("Suivante", "Coup 1"), "vi": ("Tiếp", "Nước đi 1")}
+WORDS = {"en": ("Next", "Move 1"), "fr": ("Suivante", "Coup\u00a01"), "vi": ("Tiếp", "Nước đi 1")}
 
 
 def _speaking(app: Any, code: str) -> None:
