@@ -96,7 +96,7 @@ class ExpertBot(_SearchBot):
 
     def _search(self, sampler: Sampler, moves: list[int], side: int, rng: random.Random,
                 budget: _Budget) -> int:
-        results: list[list[float]] = [[] for _ in moves]
+        stats = _PairedStats(len(moves))
         active = list(range(len(moves)))
         going = True
         while going and len(active) > 1:
@@ -106,33 +106,68 @@ class ExpertBot(_SearchBot):
                 st = deal.clone()
                 step(st, moves[i])
                 play_out(st, random.Random(seed))  # the same tie-breaks for every move
-                results[i].append(margin(st, side))
+                stats.add(i, margin(st, side))
                 if not budget.spend():
                     going = False
                     break
-            if going and len(results[active[0]]) >= _MIN_SAMPLES:
-                active = _survivors(results, active)
-        return max(active, key=lambda i: (_mean(results[i]), -i))
+            if going:
+                stats.close_round(active)
+                if stats.rounds >= _MIN_SAMPLES:
+                    active = stats.survivors(active)
+        return stats.best(active)
 
 
-def _mean(xs: list[float]) -> float:
-    return sum(xs) / len(xs) if xs else -math.inf
+class _PairedStats:
+    """The search's statistics, kept as it goes (no pass over the samples): per move the sum and
+    count of its margins, and over the complete rounds (every active move played out on the
+    same deal) the sums of squares and of cross products, so the paired difference of any two
+    active moves has its mean and variance at once. Margins are whole gold, so the sums are
+    exact and the test reads what a pass over the paired differences would."""
 
+    def __init__(self, n: int) -> None:
+        self.total = [0.0] * n
+        self.count = [0] * n
+        self.squares = [0.0] * n
+        self.cross = [[0.0] * n for _ in range(n)]
+        self.last = [0.0] * n  # each move's margin in the round being played
+        self.rounds = 0
 
-def _survivors(results: list[list[float]], active: list[int]) -> list[int]:
-    """The moves not clearly worse than the best: paired differences on shared samples."""
-    lead = max(active, key=lambda i: (_mean(results[i]), -i))
-    keep = []
-    for i in active:
-        if i != lead:
-            n = len(results[i])
-            diffs = [a - b for a, b in zip(results[lead], results[i])]
-            mu = sum(diffs) / n
-            var = sum((d - mu) ** 2 for d in diffs) / (n - 1)
-            if mu > _PRUNE_Z * math.sqrt(var / n) + 1e-9:
-                continue
-        keep.append(i)
-    return keep
+    def add(self, i: int, value: float) -> None:
+        self.total[i] += value
+        self.count[i] += 1
+        self.last[i] = value
+
+    def close_round(self, active: list[int]) -> None:
+        """Every active move has played this round's deal: fold it into the paired sums."""
+        self.rounds += 1
+        last, squares, cross = self.last, self.squares, self.cross
+        for i in active:
+            x = last[i]
+            squares[i] += x * x
+            row = cross[i]
+            for j in active:
+                row[j] += x * last[j]
+
+    def mean(self, i: int) -> float:
+        return self.total[i] / self.count[i] if self.count[i] else -math.inf
+
+    def best(self, active: list[int]) -> int:
+        return max(active, key=lambda i: (self.mean(i), -i))
+
+    def survivors(self, active: list[int]) -> list[int]:
+        """The moves not clearly worse than the best: paired differences on shared samples."""
+        lead = self.best(active)
+        n = self.rounds
+        keep = []
+        for i in active:
+            if i != lead:
+                mu = (self.total[lead] - self.total[i]) / n
+                sq = self.squares[lead] + self.squares[i] - 2.0 * self.cross[lead][i]
+                var = max(0.0, sq - n * mu * mu) / (n - 1)
+                if mu > _PRUNE_Z * math.sqrt(var / n) + 1e-9:
+                    continue
+            keep.append(i)
+        return keep
 
 
 class _Node:

@@ -74,9 +74,10 @@ def greedy_choices(st: GameState) -> list[int]:
                     elif sh.leader_side >= 0 and sh.leader_side != side:
                         score = -4.0  # pirates cannot beat a captain or the admiral
                     else:
-                        strength = sh.strength
-                        others = max(x for s, x in enumerate(strength) if s != side)
-                        if strength[side] + KIND_STRENGTH[kind] > others:
+                        # Here no side but possibly a tie holds the best strength alone
+                        # against us (our own lead is `already`), so the strongest other
+                        # side's strength is the ship's stored best (strengths only grow).
+                        if sh.strength[side] + KIND_STRENGTH[kind] > sh.best_strength:
                             score = value + (0.5 if ours else swing) - _PIRATE_COST[kind]
                         else:
                             score = -3.0 + 0.1 * value

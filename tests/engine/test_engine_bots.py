@@ -62,3 +62,64 @@ def test_greedy_beats_random_in_four_player_games():
 def test_random_games_bench_counts_games_and_actions():
     result = random_games(4, 10, seed=3)
     assert result.games == 10 and 10 * 30 < result.actions < 10 * 133
+
+
+def _reference_greedy_choices(st):
+    """greedy_choices as it was before it read the ship's stored best strength: the strongest
+    other side recomputed with a max over the sides (the oracle the fast version must match)."""
+    from engine.bots.greedy import _ATTACK_BONUS, _DISCARD_SCORE, _LEADERS, _PIRATE_COST
+    from engine.cards import KIND_STRENGTH, KIND_VALUE, N_MERCHANT_KINDS
+    from engine.core import DRAW, KIND_MASK, SHIP_SHIFT, legal_moves
+    seat, side = st.seat, st.side_of[st.seat]
+    partner = seat ^ 1 if st.teams else -1
+    best, choices = -1e9, []
+    for m in legal_moves(st):
+        if m == DRAW:
+            score = 0.5
+        else:
+            kind, ship_id = m & KIND_MASK, m >> SHIP_SHIFT
+            if not ship_id:
+                score = (KIND_VALUE[kind] + (10 if not st.pile else 0) if kind < N_MERCHANT_KINDS
+                         else _DISCARD_SCORE[kind])
+            else:
+                sh = st.ships[ship_id]
+                ours = sh.owner == seat or sh.owner == partner
+                if sh.played:
+                    already = (sh.leader_side if sh.leader_side >= 0 else sh.best_side) == side
+                else:
+                    already = ours
+                if already:
+                    score = -5.0
+                else:
+                    swing = 0.0 if ours else _ATTACK_BONUS
+                    if _LEADERS[kind]:
+                        score = sh.value - 3.5 + swing
+                    elif sh.leader_side >= 0 and sh.leader_side != side:
+                        score = -4.0
+                    else:
+                        others = max(x for s, x in enumerate(sh.strength) if s != side)
+                        if sh.strength[side] + KIND_STRENGTH[kind] > others:
+                            score = sh.value + (0.5 if ours else swing) - _PIRATE_COST[kind]
+                        else:
+                            score = -3.0 + 0.1 * sh.value
+        if score > best:
+            best, choices = score, [m]
+        elif score == best:
+            choices.append(m)
+    return choices
+
+
+@pytest.mark.parametrize("players,teams,waiting", [(2, False, False), (3, False, True),
+                                                   (2, False, True), (4, False, False), (4, True, False),
+                                                   (5, False, False), (6, True, False)])
+def test_greedy_reads_the_stored_best_strength_and_chooses_as_before(players, teams, waiting):
+    from engine import Options
+    from engine.bots.greedy import greedy_choices
+    from engine.core import legal_moves, step
+    for seed in range(25):  # random play reaches many more battles than greedy play does
+        state = new_game([f"P{i}" for i in range(players)], teams=teams,
+                         options=Options(waiting_time=waiting), seed=seed)
+        rng = random.Random(seed)
+        while not state.finished:
+            assert greedy_choices(state) == _reference_greedy_choices(state)
+            step(state, rng.choice(legal_moves(state)))
