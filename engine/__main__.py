@@ -6,7 +6,7 @@ import json
 import sys
 
 from engine.bench import NAMES, duel, playout_rate, random_games
-from engine.bots import BOTS
+from engine.bots import BOTS, LEVELS, REGISTRY
 from engine.errors import ConfigError
 from engine.replay import RecordError, replay
 
@@ -85,6 +85,13 @@ def _cmd_playouts(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bots_help() -> str:
+    """The bots for ``duel --help``: the levels players choose from, then the experiments'."""
+    levels = "; ".join(f"{n} ({REGISTRY[n].about})" for n in LEVELS)
+    others = "; ".join(f"{n} ({REGISTRY[n].about})" for n in BOTS if n not in LEVELS)
+    return f"levels, easiest first: {levels}" + (f". For experiments: {others}" if others else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -97,12 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--teams", action="store_true")
     p.set_defaults(func=_cmd_bench)
-    p = sub.add_parser("duel", help="one bot side against other bots")
+    p = sub.add_parser("duel", help="one bot side against other bots",
+                       description="One bot side against other bots. Bots: " + _bots_help() + ".")
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--players", type=int, default=4, choices=range(2, len(NAMES) + 1))
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--bot", default="greedy", choices=BOTS)
-    p.add_argument("--against", default="random", choices=BOTS)
+    p.add_argument("--bot", default="greedy", choices=BOTS, help="the bot measured (see above)")
+    p.add_argument("--against", default="random", choices=BOTS, help="the bot in the other seats")
     p.add_argument("--teams", action="store_true", help="a pair of bots against pairs")
     p.add_argument("--budget-ms", type=float, default=None,
                    help="CPU milliseconds a move for search bots (default: theirs)")

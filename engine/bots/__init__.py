@@ -1,7 +1,9 @@
 """Bots behind one small interface: ``get_bot(name).choose(view, rng) -> move``.
 
 ``REGISTRY`` is the one list of bots: a new bot is one line there, and every list of bots
-(``BOTS``, the command line, the service's forms and seat names) reads it.
+(``BOTS``, the command line, the service's forms and seat names) reads it. ``LEVELS`` are the
+ones a player chooses from by name (beginner < greedy < expert, then the random bot); the others
+(``expert_ismcts``) stay playable by name for experiments but are offered in no menu.
 """
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.bots.base import Bot
+from engine.bots.beginner import BeginnerBot
 from engine.bots.expert import DEFAULT_BUDGET_MS, ExpertBot, IsmctsBot
 from engine.bots.greedy import GreedyBot
 from engine.bots.random_bot import RandomBot
@@ -25,6 +28,8 @@ class BotKind:
 
     display: str
     make: Factory
+    level: bool = True  # offered to players in the menus (/new, the admin form, duel --help)
+    about: str = ""  # one line for ``python -m engine duel --help`` (English: a developer's tool)
 
 
 def _plain(cls: type[Bot]) -> Factory:
@@ -43,12 +48,19 @@ def _searcher(cls: type[ExpertBot] | type[IsmctsBot]) -> Factory:
 
 
 REGISTRY: dict[str, BotKind] = {
-    "random": BotKind("Random bot", _plain(RandomBot)),
-    "greedy": BotKind("Greedy bot", _plain(GreedyBot)),
-    "expert": BotKind("Expert bot", _searcher(ExpertBot)),
-    "expert_ismcts": BotKind("Expert bot (deep search)", _searcher(IsmctsBot)),
+    "random": BotKind("Random bot", _plain(RandomBot), about="any legal move"),
+    "beginner": BotKind("Beginner bot", _plain(BeginnerBot),
+                        about="the greedy rules, but it overlooks moves: for a first game"),
+    "greedy": BotKind("Greedy bot", _plain(GreedyBot), about="the best move one move ahead"),
+    "expert": BotKind("Expert bot", _searcher(ExpertBot),
+                      about="searches the hidden cards; budget --budget-ms or --iterations"),
+    "expert_ismcts": BotKind("Expert bot (deep search)", _searcher(IsmctsBot), level=False,
+                             about="tree search, for experiments: weaker than expert"),
 }
-BOTS: tuple[str, ...] = tuple(REGISTRY)  # the names, in the order lists show them
+BOTS: tuple[str, ...] = tuple(REGISTRY)  # every name a seat may hold
+# The levels players choose from, easiest first (the random bot last: hardly a game).
+LEVELS: tuple[str, ...] = tuple(n for n in ("beginner", "greedy", "expert", "random")
+                                if REGISTRY[n].level)
 
 
 def get_bot(name: str, *, budget_ms: float | None = None,
@@ -63,5 +75,5 @@ def get_bot(name: str, *, budget_ms: float | None = None,
     return kind.make(budget_ms, iterations)
 
 
-__all__ = ["BOTS", "DEFAULT_BUDGET_MS", "REGISTRY", "Bot", "BotKind", "ExpertBot", "GreedyBot",
-           "IsmctsBot", "RandomBot", "get_bot"]
+__all__ = ["BOTS", "DEFAULT_BUDGET_MS", "LEVELS", "REGISTRY", "BeginnerBot", "Bot", "BotKind",
+           "ExpertBot", "GreedyBot", "IsmctsBot", "RandomBot", "get_bot"]

@@ -35,8 +35,9 @@ _DISCARD_SCORE = tuple(-10.0 - (6 if _LEADERS[k] else KIND_STRENGTH[k]) for k in
 _PIRATE_COST = tuple(0.3 * KIND_STRENGTH[k] for k in range(N_KINDS))
 
 
-def greedy_choices(st: GameState) -> list[int]:
-    """The core moves the greedy heuristic rates best for the seat to move, in legal-move order."""
+def greedy_choices(st: GameState, moves: list[int] | None = None) -> list[int]:
+    """The core moves the greedy heuristic rates best for the seat to move, in legal-move order;
+    among ``moves`` (some of the legal moves) if given, else among all of them."""
     seat = st.seat
     side = st.side_of[seat]
     partner = seat ^ 1 if st.teams else -1
@@ -44,7 +45,7 @@ def greedy_choices(st: GameState) -> list[int]:
     ships = st.ships
     best = -1e9
     choices: list[int] = []
-    for m in legal_moves(st):
+    for m in legal_moves(st) if moves is None else moves:
         if m == DRAW:
             score: float = 0.5
         else:

@@ -5,7 +5,7 @@ import pytest
 
 from engine import apply_move, new_game, player_view
 from engine.bench import duel, random_games
-from engine.bots import BOTS, REGISTRY, get_bot
+from engine.bots import BOTS, LEVELS, REGISTRY, get_bot
 
 
 def _quick(name):
@@ -14,7 +14,7 @@ def _quick(name):
 
 
 def test_the_bots_are_known_by_name():
-    assert BOTS == ("random", "greedy", "expert", "expert_ismcts")
+    assert BOTS == ("random", "beginner", "greedy", "expert", "expert_ismcts")
     assert [get_bot(name).name for name in BOTS] == list(BOTS)
     with pytest.raises(ValueError, match="Unknown bot"):
         get_bot("clever")
@@ -23,9 +23,38 @@ def test_the_bots_are_known_by_name():
 def test_the_registry_is_the_one_list_of_bots_and_names_each_one():
     assert BOTS == tuple(REGISTRY)
     assert [kind.display for kind in REGISTRY.values()] == [
-        "Random bot", "Greedy bot", "Expert bot", "Expert bot (deep search)"]  # the catalogs' msgids
+        "Random bot", "Beginner bot", "Greedy bot", "Expert bot",
+        "Expert bot (deep search)"]  # the catalogs' msgids
     assert get_bot("expert", iterations=7).iterations == 7
     assert get_bot("expert_ismcts", budget_ms=30).budget_ms == 30
+
+
+def test_players_choose_from_the_levels_easiest_first_and_the_experiments_are_not_offered():
+    assert LEVELS == ("beginner", "greedy", "expert", "random")
+    assert "expert_ismcts" not in LEVELS and set(LEVELS) <= set(BOTS)
+
+
+def test_the_levels_are_in_the_duel_commands_help(capsys):
+    from engine.__main__ import main
+    with pytest.raises(SystemExit):
+        main(["duel", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "levels, easiest first: beginner" in text and "For experiments: expert_ismcts" in text
+
+
+def test_the_beginner_overlooks_moves_but_never_plays_an_illegal_one():
+    """It plays the greedy move among those it noticed: over many turns it sometimes differs
+    from the greedy bot, and always plays a legal move."""
+    beginner, greedy = get_bot("beginner"), get_bot("greedy")
+    state = new_game(["A", "B", "C"], seed=5)
+    rng, differs = random.Random(5), 0
+    while not state.finished:
+        view = player_view(state, state.to_move)
+        move = beginner.choose(view, rng)
+        assert move in view["legal_moves"]
+        differs += move not in [greedy.choose(view, random.Random(r)) for r in range(4)]
+        state, _ = apply_move(state, state.to_move, move)
+    assert differs > 0
 
 
 @pytest.mark.parametrize("name", BOTS)
