@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from engine.bots.base import Bot
 from engine.bots.beginner import BeginnerBot
-from engine.bots.expert import DEFAULT_BUDGET_MS, ExpertBot, IsmctsBot
+from engine.bots.expert import DEFAULT_BUDGET_MS, ExpertBot, IsmctsBot, _SearchBot
 from engine.bots.greedy import GreedyBot
 from engine.bots.random_bot import RandomBot
 
@@ -64,15 +64,19 @@ LEVELS: tuple[str, ...] = tuple(n for n in ("beginner", "greedy", "expert", "ran
 
 
 def get_bot(name: str, *, budget_ms: float | None = None,
-            iterations: int | None = None) -> Bot:
+            iterations: int | None = None, wall_ms: float | None = None) -> Bot:
     """A bot by name; ValueError for an unknown name. ``budget_ms`` (CPU milliseconds a
     move, default DEFAULT_BUDGET_MS) or ``iterations`` (playouts a move) set a search
-    bot's budget; the other bots ignore them."""
+    bot's budget, ``wall_ms`` its wall-clock cap a move (default WALL_FACTOR x budget_ms
+    for a time budget, none for iterations); the other bots ignore them."""
     try:
         kind = REGISTRY[name]
     except KeyError:
         raise ValueError(f"Unknown bot {name!r}: choose one of {', '.join(BOTS)}.") from None
-    return kind.make(budget_ms, iterations)
+    bot = kind.make(budget_ms, iterations)
+    if wall_ms is not None and isinstance(bot, _SearchBot):
+        bot.wall_ms = wall_ms
+    return bot
 
 
 __all__ = ["BOTS", "DEFAULT_BUDGET_MS", "LEVELS", "REGISTRY", "BeginnerBot", "Bot", "BotKind",

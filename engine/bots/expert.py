@@ -16,10 +16,13 @@ game's options (waiting time, end settlement) travel in the sampled states.
   iteration restricted to the moves legal in its sample, UCB1 counted over the
   iterations in which a move was available.
 
-Budget: ``budget_ms`` of this thread's CPU time (``time.thread_time``: load on the
-machine does not change what a search does with its share), or ``iterations``
-playouts, which makes the choice a function of the view and the rng alone.
-A move with one legal option is returned at once.
+Budget: ``budget_ms`` of this thread's CPU time (``time.thread_time``), capped by
+``wall_ms`` of wall-clock time (default ``WALL_FACTOR`` times the CPU budget), whichever
+runs out first: a loaded machine gives the search less CPU a second, and the cap keeps the
+wait a player sees bounded. Or ``iterations`` playouts (no clock at all unless ``wall_ms``
+is given), which makes the choice a function of the view and the rng alone: only that
+budget is deterministic; with a time budget the number of playouts, hence sometimes the
+move, depends on the machine. A move with one legal option is returned at once.
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ import time
 from typing import Any
 
 from engine.bots.base import Bot
+from engine.bots.greedy import greedy_choices
 from engine.bots.playout import margin, play_out
 from engine.view import Sampler
 from engine.view_types import PlayerView
@@ -37,6 +41,7 @@ from engine.moves import encode
 from engine.state import GameState
 
 DEFAULT_BUDGET_MS = 450.0  # think time at most about half a second a move
+WALL_FACTOR = 2.0  # a time budget's wall-clock cap: this many times its CPU milliseconds
 _MIN_SAMPLES = 6  # samples every move gets before it may be dropped
 _PRUNE_Z = 2.5  # a move is dropped when its paired loss exceeds this many standard errors
 _UCB_C = 0.7  # exploration constant, rewards in units of _REWARD_SCALE gold
@@ -44,17 +49,24 @@ _REWARD_SCALE = 20.0
 
 
 class _Budget:
-    """Playouts or CPU milliseconds left to this search."""
+    """Playouts, or CPU milliseconds and wall-clock milliseconds, left to this search."""
 
-    def __init__(self, budget_ms: float | None, iterations: int | None) -> None:
+    def __init__(self, budget_ms: float | None, iterations: int | None,
+                 wall_ms: float | None = None) -> None:
         self.iterations = iterations
-        self.deadline = (time.thread_time() + budget_ms / 1000.0
-                         if iterations is None and budget_ms is not None else None)
+        self.deadline: float | None = None
+        if iterations is None and budget_ms is not None:
+            self.deadline = time.thread_time() + budget_ms / 1000.0
+            if wall_ms is None:
+                wall_ms = WALL_FACTOR * budget_ms
+        self.wall_deadline = time.perf_counter() + wall_ms / 1000.0 if wall_ms is not None else None
         self.used = 0
 
     def spend(self) -> bool:
-        """Count one playout; False once the budget is used up."""
+        """Count one playout; False once the budget is used up (the first limit reached)."""
         self.used += 1
+        if self.wall_deadline is not None and time.perf_counter() >= self.wall_deadline:
+            return False
         if self.iterations is not None:
             return self.used < self.iterations
         return self.deadline is None or time.thread_time() < self.deadline
@@ -62,11 +74,12 @@ class _Budget:
 
 class _SearchBot(Bot):
     def __init__(self, budget_ms: float | None = DEFAULT_BUDGET_MS,
-                 iterations: int | None = None) -> None:
+                 iterations: int | None = None, wall_ms: float | None = None) -> None:
         if iterations is None and budget_ms is None:
             raise ValueError("A search bot needs a budget: milliseconds or iterations.")
         self.budget_ms = budget_ms
         self.iterations = iterations
+        self.wall_ms = wall_ms  # None: WALL_FACTOR x budget_ms for a time budget, none for iterations
         self.last_playouts = 0  # playouts the last choice used (for benchmarks)
 
     def choose(self, view: PlayerView, rng: random.Random) -> dict[str, Any]:
@@ -76,7 +89,7 @@ class _SearchBot(Bot):
         self.last_playouts = 0
         if len(moves) == 1:
             return dict(moves[0])  # nothing to think about
-        budget = _Budget(self.budget_ms, self.iterations)
+        budget = _Budget(self.budget_ms, self.iterations, self.wall_ms)
         seat = view["seat"]
         team_of = view["team_of"]  # a list in team play only
         side = team_of[seat] if team_of is not None else seat
@@ -114,6 +127,8 @@ class ExpertBot(_SearchBot):
                 stats.close_round(active)
                 if stats.rounds >= _MIN_SAMPLES:
                     active = stats.survivors(active)
+        if not stats.rounds:  # the clock ran out in the first round: no fair comparison yet
+            return moves.index(greedy_choices(sampler.deal(sampler.unseen))[0])
         return stats.best(active)
 
 

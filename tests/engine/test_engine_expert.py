@@ -276,3 +276,21 @@ def test_the_pruning_statistics_kept_as_the_search_goes_prune_as_a_pass_over_sam
             expected = _reference_survivors(results, active, _PRUNE_Z)
             active = stats.survivors(active)
             assert active == expected
+
+
+def test_a_spent_wall_clock_cap_stops_the_search_after_one_playout_with_the_greedy_move():
+    views = [player_view(s, s.seat) for s in _positions(4, False, Options(), 1)]
+    view = next(v for v in views[20:] if len(v["legal_moves"]) > 2)
+    bot = get_bot("expert", budget_ms=60_000, wall_ms=0)  # the CPU budget would last a minute
+    move = bot.choose(view, random.Random(2))
+    assert bot.last_playouts == 1
+    assert move in [decode(m) for m in greedy_choices(state_from_view(view))]
+
+
+def test_an_iteration_budget_has_no_clock_unless_one_is_given():
+    assert get_bot("expert", iterations=50).wall_ms is None
+    bot = get_bot("expert", iterations=50)
+    views = [player_view(s, s.seat) for s in _positions(4, False, Options(), 1)]
+    view = next(v for v in views[20:] if len(v["legal_moves"]) > 2)
+    bot.choose(view, random.Random(1))
+    assert bot.last_playouts == 50  # whatever the machine's load: deterministic
