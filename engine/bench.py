@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from engine import core, rules
 from engine.bots import get_bot
+from engine.bots.inference import observations
 from engine.bots.playout import play_out
 from engine.view import Sampler, player_view
 
@@ -98,7 +99,9 @@ def _duel_game(spec: _DuelSpec, i: int) -> tuple[float, bool, float, list[float]
         player = hero if mine else other
         view = player_view(st, seat)
         t0 = time.thread_time()
-        move = player.choose(view, rng)
+        # A bot that reads the others' moves gets them as its seat saw them (a replay).
+        history = observations(st, seat) if getattr(player, "infer", False) else None
+        move = player.choose(view, rng, history)
         if mine:
             think.append((time.thread_time() - t0) * 1000.0)
         st, _ = rules.apply_move(st, seat, move)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from engine.bots.base import Bot
 from engine.bots.beginner import BeginnerBot
-from engine.bots.expert import DEFAULT_BUDGET_MS, ExpertBot, IsmctsBot, _SearchBot
+from engine.bots.expert import DEFAULT_BUDGET_MS, ExpertBot, FlatExpertBot, IsmctsBot, _SearchBot
 from engine.bots.greedy import GreedyBot
 from engine.bots.random_bot import RandomBot
 
@@ -37,7 +37,7 @@ def _plain(cls: type[Bot]) -> Factory:
     return lambda budget_ms, iterations: cls()
 
 
-def _searcher(cls: type[ExpertBot] | type[IsmctsBot]) -> Factory:
+def _searcher(cls: type[_SearchBot]) -> Factory:
     """A search bot: ``iterations`` playouts a move if given, else ``budget_ms`` (default
     DEFAULT_BUDGET_MS) CPU milliseconds."""
     def make(budget_ms: float | None, iterations: int | None) -> Bot:
@@ -54,6 +54,8 @@ REGISTRY: dict[str, BotKind] = {
     "greedy": BotKind("Greedy bot", _plain(GreedyBot), about="the best move one move ahead"),
     "expert": BotKind("Expert bot", _searcher(ExpertBot),
                       about="searches the hidden cards; budget --budget-ms or --iterations"),
+    "expert_flat": BotKind("Expert bot (uniform deals)", _searcher(FlatExpertBot), level=False,
+                           about="the expert without inference: hidden cards dealt uniformly"),
     "expert_ismcts": BotKind("Expert bot (deep search)", _searcher(IsmctsBot), level=False,
                              about="tree search, for experiments: weaker than expert"),
 }
@@ -80,4 +82,4 @@ def get_bot(name: str, *, budget_ms: float | None = None,
 
 
 __all__ = ["BOTS", "DEFAULT_BUDGET_MS", "LEVELS", "REGISTRY", "BeginnerBot", "Bot", "BotKind",
-           "ExpertBot", "GreedyBot", "IsmctsBot", "RandomBot", "get_bot"]
+           "ExpertBot", "FlatExpertBot", "GreedyBot", "IsmctsBot", "RandomBot", "get_bot"]

@@ -9,10 +9,12 @@ greedy bot's win share is the aim).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import random
 from typing import Any
 
-from engine.bots.base import Bot
+from engine.bots.base import Bot, Observation
 from engine.bots.greedy import greedy_choices
 from engine.core import DRAW, legal_moves
 from engine.moves import decode
@@ -28,7 +30,8 @@ class BeginnerBot(Bot):
     def __init__(self, notice: float = NOTICE) -> None:
         self.notice = notice
 
-    def choose(self, view: PlayerView, rng: random.Random) -> dict[str, Any]:
+    def choose(self, view: PlayerView, rng: random.Random,
+               history: Sequence[Observation] | None = None) -> dict[str, Any]:
         if not view["legal_moves"]:
             raise ValueError("There is no legal move in this view: it is not this seat's turn.")
         st = state_from_view(view)

@@ -6,7 +6,10 @@ sample) and play samples out with the greedy policy on the core state
 other side, in team scores in team play, so a bot plays for its partner too; the
 game's options (waiting time, end settlement) travel in the sampled states.
 
-- ``ExpertBot`` (``expert``), determinized flat Monte Carlo (PIMC): every legal move
+- ``ExpertBot`` (``expert``), determinized flat Monte Carlo (PIMC), its deals drawn by
+  inference from the other seats' recent moves when it is given them (``history``:
+  engine/bots/inference.py), uniformly otherwise (``FlatExpertBot``, ``expert_flat``,
+  always uniformly: the baseline measurements compare with): every legal move
   is played out on the same samples (common random numbers, so moves are
   compared on equal deals); a move whose paired loss to the best is clearly
   beyond noise stops being sampled, and the search stops early once one
@@ -31,7 +34,10 @@ import random
 import time
 from typing import Any
 
-from engine.bots.base import Bot
+from collections.abc import Sequence
+
+from engine.bots.base import Bot, Observation
+from engine.bots.inference import InferenceSampler
 from engine.bots.greedy import greedy_choices
 from engine.bots.playout import margin, play_out
 from engine.view import Sampler
@@ -82,7 +88,10 @@ class _SearchBot(Bot):
         self.wall_ms = wall_ms  # None: WALL_FACTOR x budget_ms for a time budget, none for iterations
         self.last_playouts = 0  # playouts the last choice used (for benchmarks)
 
-    def choose(self, view: PlayerView, rng: random.Random) -> dict[str, Any]:
+    infer = False  # deal the hidden cards by what the others did (InferenceSampler)
+
+    def choose(self, view: PlayerView, rng: random.Random,
+               history: Sequence[Observation] | None = None) -> dict[str, Any]:
         moves = view["legal_moves"]
         if not moves:
             raise ValueError("There is no legal move in this view: it is not this seat's turn.")
@@ -93,22 +102,25 @@ class _SearchBot(Bot):
         seat = view["seat"]
         team_of = view["team_of"]  # a list in team play only
         side = team_of[seat] if team_of is not None else seat
-        best = self._search(Sampler(view), [encode(m) for m in moves], side, rng, budget)
+        sampler = InferenceSampler(view, history) if self.infer and history else Sampler(view)
+        best = self._search(sampler, [encode(m) for m in moves], side, rng, budget)
         self.last_playouts = budget.used
         return dict(moves[best])
 
-    def _search(self, sampler: Sampler, moves: list[int], side: int, rng: random.Random,
-                budget: _Budget) -> int:
+    def _search(self, sampler: Sampler | InferenceSampler, moves: list[int], side: int,
+                rng: random.Random, budget: _Budget) -> int:
         raise NotImplementedError
 
 
 class ExpertBot(_SearchBot):
-    """Determinized flat Monte Carlo with greedy playouts and paired pruning."""
+    """Determinized flat Monte Carlo with greedy playouts and paired pruning, the hidden cards
+    dealt by inference from the others' moves when it is given them (``history``)."""
 
     name = "expert"
+    infer = True
 
-    def _search(self, sampler: Sampler, moves: list[int], side: int, rng: random.Random,
-                budget: _Budget) -> int:
+    def _search(self, sampler: Sampler | InferenceSampler, moves: list[int], side: int,
+                rng: random.Random, budget: _Budget) -> int:
         stats = _PairedStats(len(moves))
         active = list(range(len(moves)))
         going = True
@@ -130,6 +142,13 @@ class ExpertBot(_SearchBot):
         if not stats.rounds:  # the clock ran out in the first round: no fair comparison yet
             return moves.index(greedy_choices(sampler.deal(sampler.unseen))[0])
         return stats.best(active)
+
+
+class FlatExpertBot(ExpertBot):
+    """The expert as it was: the hidden cards dealt uniformly (the baseline of measurements)."""
+
+    name = "expert_flat"
+    infer = False
 
 
 class _PairedStats:
@@ -201,8 +220,8 @@ class IsmctsBot(_SearchBot):
 
     name = "expert_ismcts"
 
-    def _search(self, sampler: Sampler, moves: list[int], side: int, rng: random.Random,
-                budget: _Budget) -> int:
+    def _search(self, sampler: Sampler | InferenceSampler, moves: list[int], side: int,
+                rng: random.Random, budget: _Budget) -> int:
         root = _Node(-1)
         going = True
         while going:

@@ -16,10 +16,12 @@ bots' playouts (playout.py) call it on their samples: no views and no dicts in t
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import random
 from typing import Any
 
-from engine.bots.base import Bot
+from engine.bots.base import Bot, Observation
 from engine.cards import ADMIRAL, KIND_IS_CAPTAIN, KIND_STRENGTH, KIND_VALUE, N_KINDS, \
     N_MERCHANT_KINDS
 from engine.core import DRAW, KIND_MASK, SHIP_SHIFT, legal_moves
@@ -93,7 +95,8 @@ def greedy_choices(st: GameState, moves: list[int] | None = None) -> list[int]:
 class GreedyBot(Bot):
     name = "greedy"
 
-    def choose(self, view: PlayerView, rng: random.Random) -> dict[str, Any]:
+    def choose(self, view: PlayerView, rng: random.Random,
+               history: Sequence[Observation] | None = None) -> dict[str, Any]:
         if not view["legal_moves"]:
             raise ValueError("There is no legal move in this view: it is not this seat's turn.")
         return decode(rng.choice(greedy_choices(state_from_view(view))))

@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 
 import engine
 import engine.bots
+from engine.bots.inference import observations
 from engine.view_types import PlayerView
 from pbem import metrics
 from pbem.config import Config
@@ -55,7 +56,15 @@ def bot_move(game: Game, seat: Seat, state: engine.GameState,
     bot = engine.bots.get_bot(seat.bot or "greedy",
                               wall_ms=None if limit is None else max(limit, 0.0) * 1000.0)
     with metrics.timed(metrics.BOT_THINK):
-        return bot.choose(view or engine.player_view(state, seat.position), bot_rng(cfg, game, seat))
+        # A bot that reads the others' moves gets them as this seat saw them (never more).
+        history = None
+        if getattr(bot, "infer", False):
+            try:
+                history = observations(state, seat.position)
+            except (ValueError, KeyError, IndexError):  # a record that no longer replays
+                log.warning("bot history unreadable: uniform deals", extra={"game_id": game.id})
+        return bot.choose(view or engine.player_view(state, seat.position), bot_rng(cfg, game, seat),
+                          history)
 
 
 def _play_one_bot(engine_or_session: Engine | Session, cfg: Config, game_id: int,

@@ -14,7 +14,7 @@ def _quick(name):
 
 
 def test_the_bots_are_known_by_name():
-    assert BOTS == ("random", "beginner", "greedy", "expert", "expert_ismcts")
+    assert BOTS == ("random", "beginner", "greedy", "expert", "expert_flat", "expert_ismcts")
     assert [get_bot(name).name for name in BOTS] == list(BOTS)
     with pytest.raises(ValueError, match="Unknown bot"):
         get_bot("clever")
@@ -23,7 +23,7 @@ def test_the_bots_are_known_by_name():
 def test_the_registry_is_the_one_list_of_bots_and_names_each_one():
     assert BOTS == tuple(REGISTRY)
     assert [kind.display for kind in REGISTRY.values()] == [
-        "Random bot", "Beginner bot", "Greedy bot", "Expert bot",
+        "Random bot", "Beginner bot", "Greedy bot", "Expert bot", "Expert bot (uniform deals)",
         "Expert bot (deep search)"]  # the catalogs' msgids
     assert get_bot("expert", iterations=7).iterations == 7
     assert get_bot("expert_ismcts", budget_ms=30).budget_ms == 30
@@ -31,7 +31,8 @@ def test_the_registry_is_the_one_list_of_bots_and_names_each_one():
 
 def test_players_choose_from_the_levels_easiest_first_and_the_experiments_are_not_offered():
     assert LEVELS == ("beginner", "greedy", "expert", "random")
-    assert "expert_ismcts" not in LEVELS and set(LEVELS) <= set(BOTS)
+    assert "expert_ismcts" not in LEVELS and "expert_flat" not in LEVELS
+    assert set(LEVELS) <= set(BOTS)
 
 
 def test_the_levels_are_in_the_duel_commands_help(capsys):
@@ -39,7 +40,7 @@ def test_the_levels_are_in_the_duel_commands_help(capsys):
     with pytest.raises(SystemExit):
         main(["duel", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "levels, easiest first: beginner" in text and "For experiments: expert_ismcts" in text
+    assert "levels, easiest first: beginner" in text and "For experiments: expert_flat" in text
 
 
 def test_the_beginner_overlooks_moves_but_never_plays_an_illegal_one():
