@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 from engine.bench import NAMES, duel, playout_rate, random_games
@@ -62,6 +63,7 @@ def _cmd_duel(args: argparse.Namespace) -> int:
     r = duel(args.games, players=args.players, bot=args.bot, against=args.against,
              seed=args.seed, teams=args.teams, budget_ms=args.budget_ms,
              iterations=args.iterations, jobs=args.jobs,
+             wall_ms=math.inf if args.wall_ms is None else args.wall_ms,
              progress=progress if args.progress else None)
     who = "pair" if args.teams else "seat"
     print(f"games: {r.games} ({args.bot} in one {who}, rotating; {args.against} in the others)")
@@ -116,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="CPU milliseconds a move for search bots (default: theirs)")
     p.add_argument("--iterations", type=int, default=None,
                    help="playouts a move for search bots, instead of milliseconds")
+    p.add_argument("--wall-ms", type=float, default=None,
+                   help="wall-clock cap a move for search bots (default: none, so that the load "
+                        "of the machine does not change the measurement)")
     p.add_argument("--jobs", type=int, default=1, help="games in this many processes")
     p.add_argument("--progress", action="store_true", help="a line per game on stderr")
     p.set_defaults(func=_cmd_duel)

@@ -80,12 +80,15 @@ class _DuelSpec:
     teams: bool
     budget_ms: float | None
     iterations: int | None
+    wall_ms: float | None = math.inf  # no wall-clock cap: a shared machine's load changes nothing
 
 
 def _duel_game(spec: _DuelSpec, i: int) -> tuple[float, bool, float, list[float]]:
     """Game i: (win share, sole win, score margin, think ms of each bot move)."""
-    hero = get_bot(spec.bot, budget_ms=spec.budget_ms, iterations=spec.iterations)
-    other = get_bot(spec.against, budget_ms=spec.budget_ms, iterations=spec.iterations)
+    hero = get_bot(spec.bot, budget_ms=spec.budget_ms, iterations=spec.iterations,
+                   wall_ms=spec.wall_ms)
+    other = get_bot(spec.against, budget_ms=spec.budget_ms, iterations=spec.iterations,
+                    wall_ms=spec.wall_ms)
     names = list(NAMES[:spec.players])
     sides = spec.players // 2 if spec.teams else spec.players
     hero_side = i % sides
@@ -118,16 +121,18 @@ def _duel_one(args: tuple[_DuelSpec, int]) -> tuple[float, bool, float, list[flo
 
 def duel(games: int, players: int = 4, bot: str = "greedy", against: str = "random",
          seed: int = 0, *, teams: bool = False, budget_ms: float | None = None,
-         iterations: int | None = None, jobs: int = 1,
+         iterations: int | None = None, jobs: int = 1, wall_ms: float | None = math.inf,
          progress: Callable[[int, list[tuple[float, bool, float, list[float]]]], None] | None
          = None) -> DuelResult:
     """The ``bot`` side against ``against`` sides, the bot's side rotating (game i: side
     i % sides; in team play a pair of bots against pairs). Bots only ever see their
-    player_view. ``budget_ms``/``iterations`` set search bots' budgets; ``jobs`` > 1 plays
+    player_view. ``budget_ms``/``iterations`` set search bots' budgets (``wall_ms``: their
+    wall-clock cap, none by default, so that a loaded machine measures the same bots; None: the
+    bots' own cap, as in the service); ``jobs`` > 1 plays
     the games in that many processes (same games, same results for an iteration budget);
     ``progress(done, outcomes)`` is called after every game."""
     rules.check_config(players, teams, rules.DEFAULT_OPTIONS)
-    spec = _DuelSpec(players, bot, against, seed, teams, budget_ms, iterations)
+    spec = _DuelSpec(players, bot, against, seed, teams, budget_ms, iterations, wall_ms)
     tasks = [(spec, i) for i in range(games)]
     outcomes: list[tuple[float, bool, float, list[float]]] = []
     if jobs > 1:
