@@ -69,6 +69,13 @@ def _cmd_duel(args: argparse.Namespace) -> int:
     print(f"games: {r.games} ({args.bot} in one {who}, rotating; {args.against} in the others)")
     print(f"wins: {r.wins:g} (alone: {r.sole_wins}); a fair share would be {1 / r.sides:.3f}")
     print(f"{args.bot}_moves: {len(r.think_ms)}")
+    lo, hi = r.win_rate_interval()
+    print(f"win_rate_95: [{lo:.3f}, {hi:.3f}]")
+    print(f"cpu_s_per_game: {sum(r.think_ms) / 1000 / max(r.games, 1):.2f} ({args.bot}'s moves)")
+    print(f"decisions: {len(r.decision_ms)} (moves with more than one legal move)")
+    print(f"decision_ms_p50: {r.think_percentile(50, decisions=True):.1f}")
+    print(f"decision_ms_p95: {r.think_percentile(95, decisions=True):.1f}")
+    # The last four lines, in this order, are what scripts read (docs/engine-api.md).
     print(f"win_rate: {r.win_rate:.3f}")
     print(f"mean_score_margin: {r.score_margin:.2f}")
     print(f"think_ms_p50: {r.think_percentile(50):.1f}")
