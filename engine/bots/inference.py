@@ -42,34 +42,22 @@ def observations(state: GameState, seat: int, window: int = WINDOW) -> list[Obse
     """The last ``window`` moves of every seat ``seat`` cannot see into (other sides), oldest
     first, each with ``seat``'s view before it: the game replayed from its deck."""
     partner = seat ^ 1 if state.teams else -1
-    hidden = [s for s in range(state.n_seats) if s not in (seat, partner)]
-    wanted: set[int] = set()
-    left = dict.fromkeys(hidden, window)
-    seats = _movers(state)
-    for i in range(len(seats) - 1, -1, -1):
-        s = seats[i]
-        if s in left and left[s]:
-            left[s] -= 1
-            wanted.add(i)
     st = rules.new_game(list(state.players), teams=state.teams, options=state.options,
                         deck=list(state.deck))
+    n, first = st.n_seats, st.seat
+    left = {s: window for s in range(n) if s not in (seat, partner)}
+    wanted: set[int] = set()
+    for i in range(len(state.history) - 1, -1, -1):
+        mover = (first + i) % n  # every move passes the turn to the next seat (core.step)
+        if left.get(mover):
+            left[mover] -= 1
+            wanted.add(i)
     out = []
     for i, move in enumerate(state.history):
         if i in wanted:
             out.append(Observation(player_view(st, seat), st.seat, move))
         core.step(st, move)
     return out
-
-
-def _movers(state: GameState) -> list[int]:
-    """The seat that made each move of the history (a replay: turns pass in seat order)."""
-    st = rules.new_game(list(state.players), teams=state.teams, options=state.options,
-                        deck=list(state.deck))
-    seats = []
-    for move in state.history:
-        seats.append(st.seat)
-        core.step(st, move)
-    return seats
 
 
 class _Rated:

@@ -101,3 +101,16 @@ def test_the_expert_reads_the_history_and_plays_a_legal_move():
     move = bot.choose(view, random.Random(3), observations(state, state.seat))
     assert move in view["legal_moves"]
     assert move == bot.choose(view, random.Random(3), observations(state, state.seat))
+
+
+def test_observations_name_the_seat_that_moved_and_replay_to_the_same_game():
+    for players, teams in [(3, False), (4, True)]:
+        state = new_game([f"P{i}" for i in range(players)], teams=teams, seed=9)
+        greedy, rng, movers = get_bot("greedy"), random.Random(9), []
+        for _ in range(30):
+            movers.append(state.seat)
+            state, _ = apply_move(state, state.seat, greedy.choose(player_view(state, state.seat), rng))
+        history = observations(state, 0, window=30)
+        partner = 1 if teams else None
+        assert [o.seat for o in history] == [s for s in movers if s not in (0, partner)]
+        assert all(o.view["seat"] == 0 for o in history)
