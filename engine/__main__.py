@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 from engine.bench import NAMES, duel, playout_rate, random_games
-from engine.bots import BOTS
+from engine.bots import BOTS, LEVELS, REGISTRY
 from engine.errors import ConfigError
 from engine.replay import RecordError, replay
 
@@ -62,11 +63,19 @@ def _cmd_duel(args: argparse.Namespace) -> int:
     r = duel(args.games, players=args.players, bot=args.bot, against=args.against,
              seed=args.seed, teams=args.teams, budget_ms=args.budget_ms,
              iterations=args.iterations, jobs=args.jobs,
+             wall_ms=math.inf if args.wall_ms is None else args.wall_ms,
              progress=progress if args.progress else None)
     who = "pair" if args.teams else "seat"
     print(f"games: {r.games} ({args.bot} in one {who}, rotating; {args.against} in the others)")
     print(f"wins: {r.wins:g} (alone: {r.sole_wins}); a fair share would be {1 / r.sides:.3f}")
     print(f"{args.bot}_moves: {len(r.think_ms)}")
+    lo, hi = r.win_rate_interval()
+    print(f"win_rate_95: [{lo:.3f}, {hi:.3f}]")
+    print(f"cpu_s_per_game: {sum(r.think_ms) / 1000 / max(r.games, 1):.2f} ({args.bot}'s moves)")
+    print(f"decisions: {len(r.decision_ms)} (moves with more than one legal move)")
+    print(f"decision_ms_p50: {r.think_percentile(50, decisions=True):.1f}")
+    print(f"decision_ms_p95: {r.think_percentile(95, decisions=True):.1f}")
+    # The last four lines, in this order, are what scripts read (docs/engine-api.md).
     print(f"win_rate: {r.win_rate:.3f}")
     print(f"mean_score_margin: {r.score_margin:.2f}")
     print(f"think_ms_p50: {r.think_percentile(50):.1f}")
@@ -85,6 +94,13 @@ def _cmd_playouts(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bots_help() -> str:
+    """The bots for ``duel --help``: the levels players choose from, then the experiments'."""
+    levels = "; ".join(f"{n} ({REGISTRY[n].about})" for n in LEVELS)
+    others = "; ".join(f"{n} ({REGISTRY[n].about})" for n in BOTS if n not in LEVELS)
+    return f"levels, easiest first: {levels}" + (f". For experiments: {others}" if others else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -97,17 +113,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--teams", action="store_true")
     p.set_defaults(func=_cmd_bench)
-    p = sub.add_parser("duel", help="one bot side against other bots")
+    p = sub.add_parser("duel", help="one bot side against other bots",
+                       description="One bot side against other bots. Bots: " + _bots_help() + ".")
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--players", type=int, default=4, choices=range(2, len(NAMES) + 1))
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--bot", default="greedy", choices=BOTS)
-    p.add_argument("--against", default="random", choices=BOTS)
+    p.add_argument("--bot", default="greedy", choices=BOTS, help="the bot measured (see above)")
+    p.add_argument("--against", default="random", choices=BOTS, help="the bot in the other seats")
     p.add_argument("--teams", action="store_true", help="a pair of bots against pairs")
     p.add_argument("--budget-ms", type=float, default=None,
                    help="CPU milliseconds a move for search bots (default: theirs)")
     p.add_argument("--iterations", type=int, default=None,
                    help="playouts a move for search bots, instead of milliseconds")
+    p.add_argument("--wall-ms", type=float, default=None,
+                   help="wall-clock cap a move for search bots (default: none, so that the load "
+                        "of the machine does not change the measurement)")
     p.add_argument("--jobs", type=int, default=1, help="games in this many processes")
     p.add_argument("--progress", action="store_true", help="a line per game on stderr")
     p.set_defaults(func=_cmd_duel)

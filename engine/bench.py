@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from engine import core, rules
 from engine.bots import get_bot
+from engine.bots.inference import observations
 from engine.bots.playout import play_out
 from engine.view import Sampler, player_view
 
@@ -49,6 +50,11 @@ def random_games(players: int, games: int, seed: int = 0, teams: bool = False) -
                        time.process_time() - cpu_start)
 
 
+# One duel game: (win share, sole win, score margin, think ms of each bot move, think ms of
+# each bot move that had more than one legal move: a real decision).
+Outcome = tuple[float, bool, float, list[float], list[float]]
+
+
 @dataclass(frozen=True)
 class DuelResult:
     games: int
@@ -57,16 +63,29 @@ class DuelResult:
     score_margin: float  # mean of (bot side's score - mean of the other sides' scores)
     think_ms: tuple[float, ...] = ()  # CPU milliseconds of each of the bot's moves
     sides: int = 0  # sides in a game (a fair win share is 1 / sides)
+    decision_ms: tuple[float, ...] = ()  # the think times of the moves with a choice to make
 
     @property
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.0
 
-    def think_percentile(self, q: float) -> float:
-        """The q-th percentile (0..100, nearest rank) of the bot's think times."""
-        if not self.think_ms:
+    def win_rate_interval(self, z: float = 1.96) -> tuple[float, float]:
+        """A 95% interval (Wilson's) around the win share, shared wins counted as shares."""
+        n = self.games
+        if not n:
+            return 0.0, 1.0
+        p = self.win_rate
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return max(0.0, centre - half), min(1.0, centre + half)
+
+    def think_percentile(self, q: float, decisions: bool = False) -> float:
+        """The q-th percentile (0..100, nearest rank) of the bot's think times (``decisions``:
+        of the moves with more than one legal move only)."""
+        times = self.decision_ms if decisions else self.think_ms
+        if not times:
             return 0.0
-        ordered = sorted(self.think_ms)
+        ordered = sorted(times)
         return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
 
 
@@ -79,12 +98,15 @@ class _DuelSpec:
     teams: bool
     budget_ms: float | None
     iterations: int | None
+    wall_ms: float | None = math.inf  # no wall-clock cap: a shared machine's load changes nothing
 
 
-def _duel_game(spec: _DuelSpec, i: int) -> tuple[float, bool, float, list[float]]:
+def _duel_game(spec: _DuelSpec, i: int) -> Outcome:
     """Game i: (win share, sole win, score margin, think ms of each bot move)."""
-    hero = get_bot(spec.bot, budget_ms=spec.budget_ms, iterations=spec.iterations)
-    other = get_bot(spec.against, budget_ms=spec.budget_ms, iterations=spec.iterations)
+    hero = get_bot(spec.bot, budget_ms=spec.budget_ms, iterations=spec.iterations,
+                   wall_ms=spec.wall_ms)
+    other = get_bot(spec.against, budget_ms=spec.budget_ms, iterations=spec.iterations,
+                    wall_ms=spec.wall_ms)
     names = list(NAMES[:spec.players])
     sides = spec.players // 2 if spec.teams else spec.players
     hero_side = i % sides
@@ -92,41 +114,48 @@ def _duel_game(spec: _DuelSpec, i: int) -> tuple[float, bool, float, list[float]
     side_of = st.side_of
     rng = random.Random(spec.seed + i)
     think: list[float] = []
+    decisions: list[float] = []
     while not st.finished:
         seat = st.seat
         mine = side_of[seat] == hero_side
         player = hero if mine else other
         view = player_view(st, seat)
         t0 = time.thread_time()
-        move = player.choose(view, rng)
+        # A bot that reads the others' moves gets them as its seat saw them (a replay).
+        history = observations(st, seat) if getattr(player, "infer", False) else None
+        move = player.choose(view, rng, history)
         if mine:
             think.append((time.thread_time() - t0) * 1000.0)
+            if len(view["legal_moves"]) > 1:
+                decisions.append(think[-1])
         st, _ = rules.apply_move(st, seat, move)
     won = rules.winners(st)
     sc = core.side_scores(st)
     margin = sc[hero_side] - (sum(sc) - sc[hero_side]) / (sides - 1)
     share = 1.0 / len(won) if hero_side in won else 0.0
-    return share, won == [hero_side], margin, think
+    return share, won == [hero_side], margin, think, decisions
 
 
-def _duel_one(args: tuple[_DuelSpec, int]) -> tuple[float, bool, float, list[float]]:
+def _duel_one(args: tuple[_DuelSpec, int]) -> Outcome:
     return _duel_game(*args)
 
 
 def duel(games: int, players: int = 4, bot: str = "greedy", against: str = "random",
          seed: int = 0, *, teams: bool = False, budget_ms: float | None = None,
-         iterations: int | None = None, jobs: int = 1,
-         progress: Callable[[int, list[tuple[float, bool, float, list[float]]]], None] | None
+         iterations: int | None = None, jobs: int = 1, wall_ms: float | None = math.inf,
+         progress: Callable[[int, list[Outcome]], None] | None
          = None) -> DuelResult:
     """The ``bot`` side against ``against`` sides, the bot's side rotating (game i: side
     i % sides; in team play a pair of bots against pairs). Bots only ever see their
-    player_view. ``budget_ms``/``iterations`` set search bots' budgets; ``jobs`` > 1 plays
+    player_view. ``budget_ms``/``iterations`` set search bots' budgets (``wall_ms``: their
+    wall-clock cap, none by default, so that a loaded machine measures the same bots; None: the
+    bots' own cap, as in the service); ``jobs`` > 1 plays
     the games in that many processes (same games, same results for an iteration budget);
     ``progress(done, outcomes)`` is called after every game."""
     rules.check_config(players, teams, rules.DEFAULT_OPTIONS)
-    spec = _DuelSpec(players, bot, against, seed, teams, budget_ms, iterations)
+    spec = _DuelSpec(players, bot, against, seed, teams, budget_ms, iterations, wall_ms)
     tasks = [(spec, i) for i in range(games)]
-    outcomes: list[tuple[float, bool, float, list[float]]] = []
+    outcomes: list[Outcome] = []
     if jobs > 1:
         with multiprocessing.get_context("spawn").Pool(jobs) as pool:
             for o in pool.imap(_duel_one, tasks):  # in game order: the same sums as one job
@@ -142,8 +171,9 @@ def duel(games: int, players: int = 4, bot: str = "greedy", against: str = "rand
     sole = sum(o[1] for o in outcomes)
     margin = sum(o[2] for o in outcomes)
     think = tuple(t for o in outcomes for t in o[3])
+    decided = tuple(t for o in outcomes for t in o[4])
     sides = players // 2 if teams else players
-    return DuelResult(games, wins, sole, margin / games if games else 0.0, think, sides)
+    return DuelResult(games, wins, sole, margin / games if games else 0.0, think, sides, decided)
 
 
 @dataclass(frozen=True)

@@ -81,8 +81,9 @@ def _deliver(engine: Engine, cfg: Config, now: datetime | None, stop: Callable[[
     return total
 
 
-def _bots(engine: Engine, cfg: Config, now: datetime | None) -> dict[str, int]:
-    return {"moves": play_due_bots(engine, cfg, now, budget_seconds=BOTS_BUDGET_SECONDS)}
+def _bots(engine: Engine, cfg: Config, now: datetime | None,
+          stop: Callable[[], bool] = lambda: False) -> dict[str, int]:
+    return {"moves": play_due_bots(engine, cfg, now, budget_seconds=BOTS_BUDGET_SECONDS, stop=stop)}
 
 
 def _clocks(engine: Engine, cfg: Config, now: datetime | None,
@@ -113,7 +114,7 @@ def run_job(name: str, engine: Engine, cfg: Config, now: datetime | None = None,
         if name == "deliver":
             result = _deliver(engine, cfg, now, stop, worker_id or default_worker_id())
         elif name == "bots":
-            result = _bots(engine, cfg, now)
+            result = _bots(engine, cfg, now, stop)
         elif name == "clocks":
             result = _clocks(engine, cfg, now, sweep_budget)
         elif name == "analysis":

@@ -16,10 +16,12 @@ bots' playouts (playout.py) call it on their samples: no views and no dicts in t
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import random
 from typing import Any
 
-from engine.bots.base import Bot
+from engine.bots.base import Bot, Observation
 from engine.cards import ADMIRAL, KIND_IS_CAPTAIN, KIND_STRENGTH, KIND_VALUE, N_KINDS, \
     N_MERCHANT_KINDS
 from engine.core import DRAW, KIND_MASK, SHIP_SHIFT, legal_moves
@@ -35,8 +37,9 @@ _DISCARD_SCORE = tuple(-10.0 - (6 if _LEADERS[k] else KIND_STRENGTH[k]) for k in
 _PIRATE_COST = tuple(0.3 * KIND_STRENGTH[k] for k in range(N_KINDS))
 
 
-def greedy_choices(st: GameState) -> list[int]:
-    """The core moves the greedy heuristic rates best for the seat to move, in legal-move order."""
+def greedy_choices(st: GameState, moves: list[int] | None = None) -> list[int]:
+    """The core moves the greedy heuristic rates best for the seat to move, in legal-move order;
+    among ``moves`` (some of the legal moves) if given, else among all of them."""
     seat = st.seat
     side = st.side_of[seat]
     partner = seat ^ 1 if st.teams else -1
@@ -44,7 +47,7 @@ def greedy_choices(st: GameState) -> list[int]:
     ships = st.ships
     best = -1e9
     choices: list[int] = []
-    for m in legal_moves(st):
+    for m in legal_moves(st) if moves is None else moves:
         if m == DRAW:
             score: float = 0.5
         else:
@@ -74,9 +77,10 @@ def greedy_choices(st: GameState) -> list[int]:
                     elif sh.leader_side >= 0 and sh.leader_side != side:
                         score = -4.0  # pirates cannot beat a captain or the admiral
                     else:
-                        strength = sh.strength
-                        others = max(x for s, x in enumerate(strength) if s != side)
-                        if strength[side] + KIND_STRENGTH[kind] > others:
+                        # Here no side but possibly a tie holds the best strength alone
+                        # against us (our own lead is `already`), so the strongest other
+                        # side's strength is the ship's stored best (strengths only grow).
+                        if sh.strength[side] + KIND_STRENGTH[kind] > sh.best_strength:
                             score = value + (0.5 if ours else swing) - _PIRATE_COST[kind]
                         else:
                             score = -3.0 + 0.1 * value
@@ -91,7 +95,8 @@ def greedy_choices(st: GameState) -> list[int]:
 class GreedyBot(Bot):
     name = "greedy"
 
-    def choose(self, view: PlayerView, rng: random.Random) -> dict[str, Any]:
+    def choose(self, view: PlayerView, rng: random.Random,
+               history: Sequence[Observation] | None = None) -> dict[str, Any]:
         if not view["legal_moves"]:
             raise ValueError("There is no legal move in this view: it is not this seat's turn.")
         return decode(rng.choice(greedy_choices(state_from_view(view))))

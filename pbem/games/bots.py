@@ -6,6 +6,9 @@ import hashlib
 import hmac
 import logging
 import random
+import time
+from collections.abc import Callable
+from contextvars import ContextVar
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -15,6 +18,7 @@ from sqlmodel import Session, col, select
 
 import engine
 import engine.bots
+from engine.bots.inference import observations
 from engine.view_types import PlayerView
 from pbem import metrics
 from pbem.config import Config
@@ -25,6 +29,12 @@ from pbem.models import Game, GameStatus, Seat, utcnow
 from pbem.store import load_state
 
 BOT_RETRY_DELAY = timedelta(minutes=5)  # after an unexpected error in one game's bot move
+# A bot move's wall-clock cap (a search bot's own cap is twice its CPU budget, 0.9 s by default):
+# play_due_bots starts a move only while this much of its budget is left, so a poll never holds
+# past its limit; the first move of a poll thinks at most what is left.
+BOT_MOVE_WALL_SECONDS = 0.9
+# The wall time the bot thinking now may take (set by play_due_bots for each move it starts).
+_think_limit: ContextVar[float | None] = ContextVar("bot_think_limit", default=None)
 log = logging.getLogger("pbem.games")
 
 
@@ -42,9 +52,19 @@ def bot_move(game: Game, seat: Seat, state: engine.GameState,
              view: PlayerView | None = None, *, cfg: Config) -> dict[str, Any]:
     """The move the seat's bot picks (deterministic per game, version and SECRET_KEY: see
     `bot_rng`). `view`: the seat's view of `state` when the caller has it already."""
-    bot = engine.bots.get_bot(seat.bot or "greedy")
+    limit = _think_limit.get()
+    bot = engine.bots.get_bot(seat.bot or "greedy",
+                              wall_ms=None if limit is None else max(limit, 0.0) * 1000.0)
     with metrics.timed(metrics.BOT_THINK):
-        return bot.choose(view or engine.player_view(state, seat.position), bot_rng(cfg, game, seat))
+        # A bot that reads the others' moves gets them as this seat saw them (never more).
+        history = None
+        if getattr(bot, "infer", False):
+            try:
+                history = observations(state, seat.position)
+            except (ValueError, KeyError, IndexError):  # a record that no longer replays
+                log.warning("bot history unreadable: uniform deals", extra={"game_id": game.id})
+        return bot.choose(view or engine.player_view(state, seat.position), bot_rng(cfg, game, seat),
+                          history)
 
 
 def _play_one_bot(engine_or_session: Engine | Session, cfg: Config, game_id: int,
@@ -113,17 +133,20 @@ def _defer_bot(engine_or_session: Engine | Session, game_id: int, when: datetime
 
 
 def play_due_bots(engine_or_session: Engine | Session, cfg: Config, now: datetime | None = None,
-                  max_moves: int = 1000, budget_seconds: float | None = None) -> int:
+                  max_moves: int = 1000, budget_seconds: float | None = None,
+                  stop: Callable[[], bool] | None = None) -> int:
     """Play the bot moves due at `now`, oldest due first; returns how many were played.
 
-    `budget_seconds`: no new move is started once this much wall time has passed (at least one
-    is played), so a backlog of thinking bots drains over the worker's polls instead of holding
-    up its other jobs; what is left stays due. None: play everything that is due.
+    `budget_seconds`: the poll's wall time. One move is always played (it thinks at most that
+    long); another starts only while a whole move's thinking (BOT_MOVE_WALL_SECONDS) fits in
+    what is left, so a backlog of thinking bots drains over the worker's polls instead of holding
+    up its other jobs, and what is left stays due. None: play everything that is due.
+    `stop`: asked between moves; once true (the worker is stopping) no new move starts.
     Given an Engine, each move is its own transaction (two workers may run this at once: the
     row lock and version check make the second one skip). Given a Session, the caller commits.
     """
     now = now or utcnow()
-    started = utcnow()
+    started = time.monotonic()
     played = 0
     while played < max_moves:
         progressed = False
@@ -133,9 +156,15 @@ def play_due_bots(engine_or_session: Engine | Session, cfg: Config, now: datetim
             with session_scope(engine_or_session) as s:
                 ids = due_bot_games(s, now)
         for game_id in ids:
-            if (budget_seconds is not None and played
-                    and (utcnow() - started).total_seconds() >= budget_seconds):
+            if stop is not None and stop():
                 return played
+            limit = None
+            if budget_seconds is not None:
+                left = budget_seconds - (time.monotonic() - started)
+                if played and left < BOT_MOVE_WALL_SECONDS:
+                    return played
+                limit = min(max(left, 0.0), BOT_MOVE_WALL_SECONDS)
+            token = _think_limit.set(limit)
             try:
                 if isinstance(engine_or_session, Session):
                     with engine_or_session.begin_nested():
@@ -148,6 +177,8 @@ def play_due_bots(engine_or_session: Engine | Session, cfg: Config, now: datetim
                 log.exception("bot move failed", extra={"game_id": game_id})
                 _defer_bot(engine_or_session, game_id, now + BOT_RETRY_DELAY)
                 ok = False
+            finally:
+                _think_limit.reset(token)
             if ok:
                 played += 1
                 progressed = True

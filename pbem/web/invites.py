@@ -132,7 +132,7 @@ def _proposal_page(token: str, view: ProposalView, *, status: int = 200, replace
         "public/proposal.html", token=token, view=view, game_name=_game_name(view),
         seats=_seat_rows(view, view.creator, with_addresses=True), clock=_clock(view),
         state_text=_(PROPOSAL_WORDS.get(view.proposal.status, view.proposal.status)),
-        game_url=_path(view.game_url), bots=engine.bots.BOTS, friend=FRIEND,
+        game_url=_path(view.game_url), bots=engine.bots.LEVELS, friend=FRIEND,
         replace_errors=replace_errors or {}, typed=typed or {}), status
 
 

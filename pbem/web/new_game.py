@@ -108,7 +108,7 @@ def _form_page(form: dict[str, Any], errors: FormErrors | None = None, status: i
         deadlines = [{**d, "selected": d["value"] == _defaults()["deadline_hours"]} for d in deadlines]
     return render_template("public/new_game.html", form=form, errors=errors or FormErrors(),
                            deadlines=deadlines, on_timeout=_on_timeout_labels(),
-                           bots=engine.bots.BOTS, form_id=proposals.new_form_id()), status
+                           bots=engine.bots.LEVELS, form_id=proposals.new_form_id()), status
 
 
 def _player_lines(text: str) -> list[str]:

@@ -238,3 +238,59 @@ def test_playouts_from_mid_game_are_counted_per_cpu_second():
     from engine.bench import playout_rate
     r = playout_rate(4, seconds=0.2)
     assert r.playouts > 0 and r.actions > r.playouts and r.per_second > 0
+
+
+def _reference_survivors(results, active, z):
+    """The pruning test as a pass over every paired difference (what the kept sums replace)."""
+    import math
+    mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+    lead = max(active, key=lambda i: (mean(results[i]), -i))
+    keep = []
+    for i in active:
+        if i != lead:
+            diffs = [a - b for a, b in zip(results[lead], results[i])]
+            n, mu = len(diffs), sum(diffs) / len(diffs)
+            var = sum((d - mu) ** 2 for d in diffs) / (n - 1)
+            if mu > z * math.sqrt(var / n) + 1e-9:
+                continue
+        keep.append(i)
+    return keep
+
+
+def test_the_pruning_statistics_kept_as_the_search_goes_prune_as_a_pass_over_samples_would():
+    from engine.bots.expert import _PRUNE_Z, _PairedStats
+    rng = random.Random(4)
+    for _trial in range(200):
+        k = rng.randint(2, 9)
+        skill = [rng.randint(-6, 6) for _ in range(k)]
+        stats, results, active = _PairedStats(k), [[] for _ in range(k)], list(range(k))
+        for _ in range(rng.randint(6, 60)):
+            common = rng.randint(-30, 30)  # the deal: shared by every move (paired)
+            for i in active:
+                v = common + skill[i] + rng.randint(-8, 8)
+                stats.add(i, v)
+                results[i].append(v)
+            stats.close_round(active)
+            if stats.rounds < 6:  # the search prunes from _MIN_SAMPLES rounds on
+                continue
+            expected = _reference_survivors(results, active, _PRUNE_Z)
+            active = stats.survivors(active)
+            assert active == expected
+
+
+def test_a_spent_wall_clock_cap_stops_the_search_after_one_playout_with_the_greedy_move():
+    views = [player_view(s, s.seat) for s in _positions(4, False, Options(), 1)]
+    view = next(v for v in views[20:] if len(v["legal_moves"]) > 2)
+    bot = get_bot("expert", budget_ms=60_000, wall_ms=0)  # the CPU budget would last a minute
+    move = bot.choose(view, random.Random(2))
+    assert bot.last_playouts == 1
+    assert move in [decode(m) for m in greedy_choices(state_from_view(view))]
+
+
+def test_an_iteration_budget_has_no_clock_unless_one_is_given():
+    assert get_bot("expert", iterations=50).wall_ms is None
+    bot = get_bot("expert", iterations=50)
+    views = [player_view(s, s.seat) for s in _positions(4, False, Options(), 1)]
+    view = next(v for v in views[20:] if len(v["legal_moves"]) > 2)
+    bot.choose(view, random.Random(1))
+    assert bot.last_playouts == 50  # whatever the machine's load: deterministic

@@ -34,6 +34,9 @@ from pbem.models import SeatKind
 
 MAX_SEATS = 8
 BOT_NAMES = engine.bots.BOTS  # the engine's bots, so a new one shows up here
+# The levels first (beginner, greedy, expert...), then the bots kept for experiments, marked.
+BOT_CHOICES = [(b, f"{b} bot") for b in engine.bots.LEVELS] + [
+    (b, f"{b} bot (experiments)") for b in BOT_NAMES if b not in engine.bots.LEVELS]
 
 
 class EmailAddress:
@@ -79,7 +82,7 @@ class PlayerRow(Form):
     email = StringField("Email", validators=[Optional()])  # checked with the whole setup
     kind = SelectField(
         "Plays as",
-        choices=[SelectChoice("human", "a person")] + [SelectChoice(f"bot:{b}", f"{b} bot") for b in BOT_NAMES],
+        choices=[SelectChoice("human", "a person")] + [SelectChoice(f"bot:{b}", label) for b, label in BOT_CHOICES],
         default="human",
     )
     # Blank: the language the address chose last (its preferences page), else English.
@@ -199,4 +202,5 @@ class SeatLanguageForm(FlaskForm):
 
 
 class HandToBotForm(FlaskForm):
-    bot = SelectField("Bot", choices=[SelectChoice(b) for b in BOT_NAMES], default="greedy")
+    bot = SelectField("Bot", choices=[SelectChoice(b, label) for b, label in BOT_CHOICES],
+                      default="greedy")
