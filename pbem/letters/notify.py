@@ -27,7 +27,7 @@ from pbem.config import Config
 from pbem.db import write
 from pbem.present.board import board
 from pbem.present.final import final_result
-from pbem.present.names import named_view
+from pbem.present.names import named_view, reader_names
 from pbem.present.phrases import event_sentences, present_moves
 from pbem.present.ratings import change_lines
 from pbem.models_ratings import changes_of_game
@@ -259,5 +259,6 @@ def game_over_email(session: Session, cfg: Config, game: Game, seat: Seat) -> Em
     context["rematch_url"] = f"{seat_page_url(cfg, seat)}/rematch"
     context["analysis"] = analysis_notice(session, cfg, game, seat)  # when it is ready, its link
     context["rating_changes"] = change_lines(changes_of_game(session, game.id or 0),  # partials/rating_changes.*
-                                             {s.position: s.name for s in game_seats(session, game)})
+                                             dict(enumerate(reader_names(game_seats(session, game)))),
+                                             you=seat.position)
     return build(cfg, "game_over", seat, context)

@@ -77,8 +77,11 @@ class ChangeRow(Protocol):
     excluded: bool
 
 
-def change_lines(rows: Sequence[ChangeRow], names: Mapping[int, str]) -> list[ChangeLine]:
-    """Each rated human's change, in seat order; `names`: the seats' names by position."""
+def change_lines(rows: Sequence[ChangeRow], names: Mapping[int, str],
+                 you: int | None = None) -> list[ChangeLine]:
+    """Each rated human's change, in seat order; `names`: the seats' names by position; the
+    seat `you` (the reader's) reads "You"."""
+    names = {**names, you: _("You")} if you is not None else names
     out = []
     for row in sorted(rows, key=lambda r: r.position):
         before = points(row.mu_before, row.sigma_before)

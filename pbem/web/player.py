@@ -26,7 +26,7 @@ from pbem.present.board import board, move_log
 from pbem.present.final import final_result
 from pbem.present.ratings import change_lines
 from pbem.models_ratings import changes_of_game
-from pbem.present.names import named_view, seat_name
+from pbem.present.names import named_view, reader_names, seat_name
 from pbem.present.phrases import describe_move
 from pbem.logging import log_context
 from pbem.models import Game, GameStatus, Seat, utcnow
@@ -128,4 +128,5 @@ def game_page() -> Any:
                                talk_box=talk_web.talk_box(session, seated, context["game_url"]),
                                just_played=just_played, **context,
                                rating_changes=change_lines(changes_of_game(session, game.id or 0),
-                                                           {s.position: s.name for s in seated.seats}))
+                                                           dict(enumerate(reader_names(seated.seats))),
+                                                           you=seat.position))

@@ -239,13 +239,15 @@ def test_the_game_over_email_and_the_game_page_show_each_humans_change(app):
         email = notify.game_over_email(s, cfg_of(app), game, seat)
     text, html = email.text_body, email.html_body or ""
     block = text.split("RATINGS")[1].split("\n\n")[0]
-    for name, row in (("Ann", ann), ("Bob", bob)):
+    for name, row in (("You", ann), ("Bob", bob)):  # Ann reads her own line as "You"
         after = rating_text(points(row.mu, row.sigma), 1)
         assert f"{name}: 1,500? \u2192 {after} (" in block
         assert f"1,500?\u00a0\u2192 {after}" in html or f"1,500?&nbsp;\u2192 {after}" in html
     assert "Greedy" not in block and "provisional" in block  # bots have no rating shown
     page = app.test_client().get(game_page_path(text))
     assert page.status_code == 200 and b"data-rating-changes" in page.data
+    changes = page.text.split("data-rating-changes")[1].split("</section>")[0]
+    assert ">You<" in changes and "Bob" in changes and "Ann" not in changes
 
 
 def test_an_aborted_game_shows_no_rating_block(app):
