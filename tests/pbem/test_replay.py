@@ -310,3 +310,18 @@ def test_the_analysis_partial_draws_nothing_without_an_analysis_and_the_admin_ge
                                       analysis_chart=None).strip() == ""
     admin = Reader.everything()
     assert analysis_for(None, None, [], admin, 1) == {"analysis": None, "analysis_chart": None}  # type: ignore[arg-type]
+
+
+def test_the_last_step_says_who_won_as_the_game_page_does(app, client, finished):
+    """The replay's verdict is the board's own ("You won!" for the reader's side, the language's
+    "and" between winners), word for word the game page's, never "Winner: you"."""
+    import re
+    last = len(record_of(app, finished)["moves"])
+    for position in range(2):
+        game_page = client.get(seat_path(app, finished, position)).text
+        replay = client.get(f"{replay_path(app, finished, position)}/{last}").text
+        verdict = re.search(r"The game is over\.\s*(.*?)\s*</p>", game_page, re.S)
+        replayed = re.search(r"The game is over\.</strong>\s*(.*?)\s*</p>", replay, re.S)
+        assert verdict and replayed and verdict[1]
+        assert replayed[1] == verdict[1]
+        assert "<strong>you</strong>" not in replayed[1]
