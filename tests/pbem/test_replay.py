@@ -325,3 +325,30 @@ def test_the_last_step_says_who_won_as_the_game_page_does(app, client, finished)
         assert verdict and replayed and verdict[1]
         assert replayed[1] == verdict[1]
         assert "<strong>you</strong>" not in replayed[1]
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_a_seats_replay_at_its_last_step_draws_the_players_and_table_as_the_game_page(app, client, language):
+    """The replay's players and table are the board's own partials (shared/players.html,
+    shared/table.html): at the last step of a team game being played, the same markup as the
+    game page's (the partner marked, the teams' gold with the language's separator)."""
+    import re
+
+    from pbem.models import Seat
+    game_id = start_game(app, [ANN, BOB, CAT, DAN], seed=11, teams=True)
+    play_moves(app, game_id, 10)
+    with session_scope(db_of(app)) as s:
+        for seat in s.exec(select(Seat)).all():
+            seat.language = language
+    last = len(record_of(app, game_id, live=True)["moves"])
+
+    def section(html: str, name: str) -> str:
+        found = re.search(rf'<section class="{name}">.*?</section>', html, re.S)
+        assert found, name
+        return found[0]
+
+    game_page = client.get(seat_path(app, game_id, 0)).text
+    replay = client.get(f"{replay_path(app, game_id, 0)}/{last}").text
+    for name in ("players", "table"):
+        assert section(replay, name) == section(game_page, name), name
+    assert 'class="teams"' in section(replay, "players")
