@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from datetime import datetime, timedelta
 from email.message import EmailMessage
 from html.parser import HTMLParser
 from typing import Any
@@ -163,3 +164,17 @@ def hand_sections(html: str) -> HandSections:
     parser = HandSections()
     parser.feed(html)
     return parser
+
+
+def bot_turns_due(app: Flask, count: int, now: datetime, bot: str = "greedy",
+                  human: str = "Ann <ann@example.com>") -> list[int]:
+    """`count` two-seat games (`human` against a `bot` bot), oldest first, in each of which the
+    human has drawn at `now` plus the game's index in seconds, so that the bot's move is due."""
+    ids = []
+    for i in range(count):
+        game_id = start_game(app, [human, f"bot:{bot}"], seed=i, now=now)
+        with session_scope(db_of(app)) as s:
+            service.apply_game_move(s, cfg_of(app), game_id, 0, {"action": "draw"},
+                                    expected_version=0, now=now + timedelta(seconds=i))
+        ids.append(game_id)
+    return ids

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import engine
-from game_helpers import cfg_of, db_of, game_row, move_count, seats, start_game
+from game_helpers import bot_turns_due, cfg_of, db_of, game_row, move_count, seats, start_game
 from sqlmodel import select
 
 import pbem.worker as worker
@@ -17,20 +17,8 @@ NOW = datetime(2026, 1, 5, 12, 0, 0)
 ANN = "Ann <ann@example.com>"
 
 
-def _bot_turns_due(app, count: int) -> list[int]:
-    """`count` games in which Ann has drawn and the bot's move is due, oldest first."""
-    ids = []
-    for i in range(count):
-        game_id = start_game(app, [ANN, "bot:greedy"], seed=i, now=NOW)
-        with session_scope(db_of(app)) as s:
-            service.apply_game_move(s, cfg_of(app), game_id, 0, {"action": "draw"},
-                                    expected_version=0, now=NOW + timedelta(seconds=i))
-        ids.append(game_id)
-    return ids
-
-
 def test_a_backlog_of_bot_moves_drains_over_polls_oldest_first_within_the_budget(app):
-    ids = _bot_turns_due(app, 4)
+    ids = bot_turns_due(app, 4, NOW)
     later = NOW + timedelta(minutes=1)
     for poll in range(len(ids)):
         # A spent budget still plays one move a poll: the backlog always makes progress.
@@ -40,7 +28,7 @@ def test_a_backlog_of_bot_moves_drains_over_polls_oldest_first_within_the_budget
 
 
 def test_the_workers_bots_job_stops_at_its_budget_and_the_next_polls_go_on(app, monkeypatch):
-    ids = _bot_turns_due(app, 3)
+    ids = bot_turns_due(app, 3, NOW)
     monkeypatch.setattr(worker, "BOTS_BUDGET_SECONDS", 0.0)
     later = NOW + timedelta(minutes=1)
     moves = [worker.run_job("bots", db_of(app), cfg_of(app), later)["moves"] for _ in range(4)]
@@ -49,13 +37,13 @@ def test_the_workers_bots_job_stops_at_its_budget_and_the_next_polls_go_on(app, 
 
 
 def test_without_a_budget_every_due_bot_move_is_played_at_once(app):
-    ids = _bot_turns_due(app, 3)
+    ids = bot_turns_due(app, 3, NOW)
     assert bots.play_due_bots(db_of(app), cfg_of(app), NOW + timedelta(minutes=1)) == 3
     assert all(game_row(app, g).version == 2 for g in ids)
 
 
 def test_the_bot_thinks_without_holding_the_games_row_lock(app, monkeypatch):
-    [game_id] = _bot_turns_due(app, 1)
+    [game_id] = bot_turns_due(app, 1, NOW)
     think = bots.bot_move
     locked_while_thinking = []
 
@@ -71,7 +59,7 @@ def test_the_bot_thinks_without_holding_the_games_row_lock(app, monkeypatch):
 
 
 def test_a_game_that_moved_on_while_the_bot_thought_gets_no_second_move(app, monkeypatch):
-    [game_id] = _bot_turns_due(app, 1)
+    [game_id] = bot_turns_due(app, 1, NOW)
     think = bots.bot_move
     later = NOW + timedelta(minutes=1)
 

@@ -5,28 +5,15 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import engine.bots
-from game_helpers import cfg_of, db_of, game_row, start_game
+from game_helpers import bot_turns_due, cfg_of, db_of, game_row
 
-from pbem.db import session_scope
-from pbem.games import bots, service
+from pbem.games import bots
 
 NOW = datetime(2026, 1, 5, 12, 0, 0)
-ANN = "Ann <ann@example.com>"
-
-
-def _bot_turns_due(app, count: int, bot: str = "greedy") -> list[int]:
-    ids = []
-    for i in range(count):
-        game_id = start_game(app, [ANN, f"bot:{bot}"], seed=i, now=NOW)
-        with session_scope(db_of(app)) as s:
-            service.apply_game_move(s, cfg_of(app), game_id, 0, {"action": "draw"},
-                                    expected_version=0, now=NOW + timedelta(seconds=i))
-        ids.append(game_id)
-    return ids
 
 
 def test_the_bots_job_starts_no_move_once_the_worker_is_asked_to_stop(app):
-    ids = _bot_turns_due(app, 3)
+    ids = bot_turns_due(app, 3, NOW)
     later = NOW + timedelta(minutes=1)
     assert bots.play_due_bots(db_of(app), cfg_of(app), later, stop=lambda: True) == 0
     asked = iter([False, True])
@@ -36,7 +23,7 @@ def test_the_bots_job_starts_no_move_once_the_worker_is_asked_to_stop(app):
 
 def test_the_workers_stop_reaches_the_bots_job(app):
     import pbem.worker as worker
-    _bot_turns_due(app, 2)
+    bot_turns_due(app, 2, NOW)
     calls = iter([False, True, True, True])
     result = worker.run_job("bots", db_of(app), cfg_of(app), NOW + timedelta(minutes=1),
                             stop=lambda: next(calls))
@@ -44,7 +31,7 @@ def test_the_workers_stop_reaches_the_bots_job(app):
 
 
 def test_a_bot_thinks_no_longer_than_the_poll_has_left(app, monkeypatch):
-    _bot_turns_due(app, 2, bot="expert")
+    bot_turns_due(app, 2, NOW, bot="expert")
     caps = []
     real = engine.bots.get_bot
 
