@@ -3,7 +3,8 @@
 ``REGISTRY`` is the one list of bots: a new bot is one line there, and every list of bots
 (``BOTS``, the command line, the service's forms and seat names) reads it. ``LEVELS`` are the
 ones a player chooses from by name (beginner < greedy < expert, then the random bot); the others
-(``expert_ismcts``) stay playable by name for experiments but are offered in no menu.
+(``expert_flat``: the expert dealing hidden cards uniformly, its baseline; ``expert_ismcts``)
+stay playable by name for experiments but are offered in no menu.
 """
 from __future__ import annotations
 
@@ -53,7 +54,8 @@ REGISTRY: dict[str, BotKind] = {
                         about="the greedy rules, but it overlooks moves: for a first game"),
     "greedy": BotKind("Greedy bot", _plain(GreedyBot), about="the best move one move ahead"),
     "expert": BotKind("Expert bot", _searcher(ExpertBot),
-                      about="searches the hidden cards; budget --budget-ms or --iterations"),
+                      about="searches the hidden cards, dealt as the other seats' moves suggest; "
+                            "budget --budget-ms or --iterations"),
     "expert_flat": BotKind("Expert bot (uniform deals)", _searcher(FlatExpertBot), level=False,
                            about="the expert without inference: hidden cards dealt uniformly"),
     "expert_ismcts": BotKind("Expert bot (deep search)", _searcher(IsmctsBot), level=False,
