@@ -254,12 +254,13 @@ def set_ready_email(session: Session, email: str, chosen: bool) -> None:
 @dataclass(frozen=True)
 class AnalysisPage:
     """What a seat's analysis page shows: the job's state (`ready`, `minutes` until it should be,
-    `failed`), every analysed human move in words (`steps`), the reader's own (`mine`) with
-    their counts by mark and their chart."""
+    `late` once that time has passed and it is still not done, `failed`), every analysed human
+    move in words (`steps`), the reader's own (`mine`) with their counts by mark and their chart."""
 
     ready: bool
     failed: bool
     minutes: int
+    late: bool
     steps: list[present.StepAnalysis]
     mine: list[present.StepAnalysis]
     counts: str
@@ -280,10 +281,11 @@ def analysis_page(session: Session, seated: SeatedGame, now: datetime | None = N
     ready = job is not None and job.status == AnalysisStatus.DONE
     failed = job is None or job.status == AnalysisStatus.FAILED
     minutes = 0 if job is None else max(1, math.ceil((job.ready_by - now).total_seconds() / 60))
+    late = job is not None and not ready and job.ready_by < now  # promised "about 1 minute" ago
     steps = step_analyses(session, game.id, seats) if ready else []
     mine = [s for s in steps if s.seat == seat.position]
     names = reader_names(seats)
-    return AnalysisPage(ready=ready, failed=failed and not ready, minutes=minutes, steps=steps,
+    return AnalysisPage(ready=ready, failed=failed and not ready, minutes=minutes, late=late, steps=steps,
                         mine=mine, counts=present.counts_text(mine),
                         chart=present.chart(mine, names[seat.position]),
                         stopped_at=job.stopped_at if job is not None else None)

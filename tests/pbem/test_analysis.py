@@ -105,6 +105,17 @@ def test_the_page_shows_marks_the_experts_move_and_the_chart(app, client, finish
     assert "data-played" in html
 
 
+def test_the_page_says_it_is_late_once_the_promised_time_has_passed(app, client, finished):
+    html = client.get(_page(app, finished)).get_data(as_text=True)
+    assert "data-pending" in html and "data-late" not in html  # "ready in about N minutes"
+    with session_scope(db_of(app)) as s:
+        job = s.exec(select(AnalysisJob).where(AnalysisJob.game_id == finished)).one()
+        job.ready_by = utcnow() - timedelta(minutes=5)  # the worker is behind
+        s.add(job)
+    html = client.get(_page(app, finished)).get_data(as_text=True)
+    assert "data-late" in html and "taking longer than expected" in html and "about 1 minute" not in html
+
+
 def test_the_game_over_email_says_when_and_links(app, finished):
     cfg = cfg_of(app)
     with session_scope(db_of(app)) as s:
