@@ -22,6 +22,7 @@ import hmac
 import json
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -32,7 +33,6 @@ from sqlmodel import Session, col, select
 
 import engine
 from engine.analysis import AnalysisError, Budget, GameAnalysis, analyse_game
-from engine.replay import parse_record
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games import finish
@@ -46,6 +46,7 @@ from pbem.i18n import lazy
 from pbem.models_analysis import AnalysisJob, AnalysisMove, AnalysisPreference, AnalysisStatus
 from pbem.present import analysis as present
 from pbem.present.names import named_view, reader_names
+from pbem.present.replay import replay_states
 
 log = logging.getLogger("pbem.games")
 declare_refusals({
@@ -291,22 +292,19 @@ def analysis_page(session: Session, seated: SeatedGame, now: datetime | None = N
                         stopped_at=job.stopped_at if job is not None else None)
 
 
-def step_analyses(session: Session, game_id: int, seats: list[Seat]) -> list[present.StepAnalysis]:
+def step_analyses(session: Session, game_id: int, seats: list[Seat],
+                  states: Sequence[engine.GameState] | None = None) -> list[present.StepAnalysis]:
     """Every stored move of a finished game in words, each from its mover's view at that step
-    (the record replayed: the game is over, so its record may be read)."""
+    (the record replayed: the game is over, so its record may be read). `states`: the state at
+    every step when the caller has them already (the replay's cache), so nothing is replayed."""
     rows = {row.step: row for row in moves_analysed(session, game_id)}
     if not rows:
         return []
-    state, moves = parse_record(export_record(session, game_id))
+    if states is None:
+        states = replay_states(export_record(session, game_id))
     names = reader_names(seats)
-    out = []
-    for step, (player, move) in enumerate(moves):
-        row = rows.get(step)
-        if row is not None:
-            view = named_view(engine.player_view(state, row.seat), seats)
-            out.append(present.present_step(row, view, names))
-        state, _events = engine.apply_move(state, player, move)
-    return out
+    return [present.present_step(row, named_view(engine.player_view(states[step], row.seat), seats), names)
+            for step, row in sorted(rows.items()) if step < len(states)]
 
 
 def step_analysis(steps: list[present.StepAnalysis], step: int) -> present.StepAnalysis | None:
@@ -314,16 +312,17 @@ def step_analysis(steps: list[present.StepAnalysis], step: int) -> present.StepA
     return next((s for s in steps if s.step == step), None)
 
 
-def replay_analysis(session: Session, seated: SeatedGame,
-                    number: int) -> tuple[present.StepAnalysis | None, present.Chart | None]:
+def replay_analysis(session: Session, seated: SeatedGame, number: int,
+                    states: Sequence[engine.GameState] | None = None,
+                    ) -> tuple[present.StepAnalysis | None, present.Chart | None]:
     """For the replay at move `number` (1-based: the move that led to the step shown; 0, the
     deal): that move's analysis (`analysis` of replay/_analysis.html, None if it is not a human
     move analysed) and the reader's chart (`analysis_chart`). (None, None) while the game runs
-    (nothing is analysed then) or before the analysis is stored."""
+    (nothing is analysed then) or before the analysis is stored. `states`: as step_analyses."""
     game = seated.game
     if game.status != GameStatus.FINISHED or game.id is None:
         return None, None
-    steps = step_analyses(session, game.id, seated.seats)
+    steps = step_analyses(session, game.id, seated.seats, states)
     mine = [s for s in steps if s.seat == seated.seat.position]
     names = reader_names(seated.seats)
     return step_analysis(steps, number - 1), present.chart(mine, names[seated.seat.position])

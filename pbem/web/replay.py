@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 import engine
@@ -64,13 +65,14 @@ _lock = threading.Lock()
 
 
 def analysis_for(session: Session, game: Game, seats: list[Seat], reader: Reader,
-                 step: int) -> dict[str, Any]:
+                 step: int, states: Sequence[engine.GameState]) -> dict[str, Any]:
     """The expert's analysis of the step's move and the reader's chart, for
-    `replay/_analysis.html`: a player's, once the game is finished and analysed (none for the admin)."""
+    `replay/_analysis.html`: a player's, once the game is finished and analysed (none for the admin);
+    read from the replay's `states` (nothing replayed twice)."""
     if reader.speaking_to is None:
         return {"analysis": None, "analysis_chart": None}
     seated = SeatedGame(game, seats, seats[reader.speaking_to])
-    step_analysis, chart = replay_analysis(session, seated, step)
+    step_analysis, chart = replay_analysis(session, seated, step, states)
     return {"analysis": step_analysis, "analysis_chart": chart}
 
 
@@ -115,7 +117,7 @@ def _context(session: Session, game: Game, seats: list[Seat], step: int, reader:
     states = _states(session, game, is_over(game))
     return {"game": game, "over": is_over(game), "replay_url": replay_url,
             "step_url": lambda n: f"{replay_url}/{n}", "seat_only": reader.seat is not None,
-            **analysis_for(session, game, seats, reader, step),
+            **analysis_for(session, game, seats, reader, step, states),
             **replay_step(states, stored, step, seats, reader)}
 
 

@@ -176,6 +176,13 @@ def test_the_replay_gets_one_steps_analysis_and_the_chart(app, finished):
         bot_step, _chart = analysis.replay_analysis(s, lock_seated(s, finished, 0), first.step + 2)
     assert step is not None and step.number == first.step + 1 and step.mark == first.mark
     assert bot_step is None  # the bot's move: not analysed
+    # The replay hands its own states in (its cache): the same analysis, the record not replayed again.
+    from pbem.games.records import export_record
+    from pbem.present.replay import replay_states
+
+    with session_scope(db_of(app)) as s:
+        states = replay_states(export_record(s, finished))
+        assert analysis.replay_analysis(s, lock_seated(s, finished, 0), first.step + 1, states) == (step, chart)
     assert chart is not None and chart.rows and chart.path.startswith("M")
     html = app.jinja_env.get_template("replay/_analysis.html").render(analysis=step, analysis_chart=chart)
     assert "data-analysis-step" in html and "<svg" in html and "<title" in html and "<table>" in html

@@ -309,4 +309,4 @@ def test_the_analysis_partial_draws_nothing_without_an_analysis_and_the_admin_ge
         assert render_template_string('{% include "replay/_analysis.html" %}', analysis=None,
                                       analysis_chart=None).strip() == ""
     admin = Reader.everything()
-    assert analysis_for(None, None, [], admin, 1) == {"analysis": None, "analysis_chart": None}  # type: ignore[arg-type]
+    assert analysis_for(None, None, [], admin, 1, []) == {"analysis": None, "analysis_chart": None}  # type: ignore[arg-type]
