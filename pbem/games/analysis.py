@@ -32,7 +32,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 import engine
-from engine.analysis import AnalysisError, Budget, GameAnalysis, analyse_game
+from engine.analysis import GOOD, AnalysisError, Budget, GameAnalysis, analyse_game
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games import finish
@@ -305,6 +305,38 @@ def step_analyses(session: Session, game_id: int, seats: list[Seat],
     names = reader_names(seats)
     return [present.present_step(row, named_view(engine.player_view(states[step], row.seat), seats), names)
             for step, row in sorted(rows.items()) if step < len(states)]
+
+
+@dataclass(frozen=True)
+class AdminAnalysis:
+    """A game's analysis as the admin's game page shows it: the job, and per human seat its marks
+    counted (`counts`: seat -> mark -> moves); `first_flagged` the first move (0-based step) not
+    marked good, for the link into the admin's replay."""
+
+    status: str
+    moves: int
+    cpu_ms: float
+    stopped_at: int | None
+    last_error: str | None
+    counts: dict[int, dict[str, int]]
+    first_flagged: int | None
+
+
+def admin_summary(session: Session, game_id: int) -> AdminAnalysis | None:
+    """The analysis of `game_id` for the admin (None: never queued), in two queries."""
+    job = job_of(session, game_id)
+    if job is None:
+        return None
+    counts: dict[int, dict[str, int]] = {}
+    first: int | None = None
+    for seat, mark, n, earliest in session.exec(
+            select(AnalysisMove.seat, AnalysisMove.mark, func.count(), func.min(AnalysisMove.step))
+            .where(AnalysisMove.game_id == game_id).group_by(col(AnalysisMove.seat), col(AnalysisMove.mark))):
+        counts.setdefault(seat, {})[mark] = n
+        if mark != GOOD and (first is None or earliest < first):
+            first = earliest
+    return AdminAnalysis(status=job.status, moves=job.moves, cpu_ms=job.cpu_ms, stopped_at=job.stopped_at,
+                         last_error=job.last_error, counts=dict(sorted(counts.items())), first_flagged=first)
 
 
 def step_analysis(steps: list[present.StepAnalysis], step: int) -> present.StepAnalysis | None:

@@ -188,6 +188,26 @@ def test_the_replay_gets_one_steps_analysis_and_the_chart(app, finished):
     assert "data-analysis-step" in html and "<svg" in html and "<title" in html and "<table>" in html
 
 
+def test_the_admin_sees_the_marks_counted_and_each_steps_mark_in_the_replay(admin_app, admin_client):
+    game_id = start_game(admin_app, [ANN, "bot:greedy"], seed=3)
+    play_to_the_end(admin_app, game_id)
+    page = admin_client.get(f"/admin/games/{game_id}").text
+    assert 'data-admin-analysis="pending"' in page
+    run_job("analysis", db_of(admin_app), cfg_of(admin_app))
+    stored = _stored(admin_app, game_id)
+    with session_scope(db_of(admin_app)) as s:
+        summary = analysis.admin_summary(s, game_id)
+    assert summary is not None and summary.status == AnalysisStatus.DONE
+    assert sum(summary.counts[0].values()) == len(stored) and list(summary.counts) == [0]
+    flagged = [m.step for m in stored if m.mark != "good"]
+    assert summary.first_flagged == (min(flagged) if flagged else None)
+    page = admin_client.get(f"/admin/games/{game_id}").text
+    assert 'data-admin-analysis="done"' in page and "good" in page
+    first = stored[0]
+    step_page = admin_client.get(f"/admin/games/{game_id}/replay/{first.step + 1}").text
+    assert f'data-analysis-step="{first.step}"' in step_page and "data-analysis-chart" not in step_page
+
+
 def test_a_running_games_replay_has_no_analysis(app):
     game_id = start_game(app, [ANN, "bot:greedy"], seed=3)
     with session_scope(db_of(app)) as s:
