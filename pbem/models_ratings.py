@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Optional
 
 from pydantic import NaiveDatetime
-from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlalchemy import Column, Index, Text, UniqueConstraint, func
 from sqlmodel import Field, Session, SQLModel, col, select
 
 from pbem.models import utcnow
@@ -79,13 +79,19 @@ class RatingChange(SQLModel, table=True):
 
 class LeaderboardEntry(SQLModel, table=True):
     """A mailbox that asked to be on the leaderboard (from /me), under the name it chose. No row:
-    not listed (the default)."""
+    not listed (the default). A name is one mailbox's, whatever its case
+    (uq_leaderboard_entry_name_lower, below)."""
 
     __tablename__ = "leaderboard_entry"
 
     key: str = Field(primary_key=True, max_length=254)
     display_name: str = Field(max_length=100)
     joined_at: NaiveDatetime = Field(default_factory=utcnow)
+
+
+# Two mailboxes never show one name, even choosing it at the same moment (ratings.set_listed checks
+# first, this holds under a race). An index on an expression: the migration makes it (0013).
+Index("uq_leaderboard_entry_name_lower", func.lower(col(LeaderboardEntry.display_name)), unique=True)
 
 
 def changes_of_game(session: Session, game_id: int) -> list[RatingChange]:

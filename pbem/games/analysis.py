@@ -22,6 +22,7 @@ import hmac
 import json
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -31,8 +32,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 import engine
-from engine.analysis import AnalysisError, Budget, GameAnalysis, analyse_game
-from engine.replay import parse_record
+from engine.analysis import GOOD, AnalysisError, Budget, GameAnalysis, analyse_game
 from pbem.config import Config
 from pbem.db import session_scope
 from pbem.games import finish
@@ -46,6 +46,7 @@ from pbem.i18n import lazy
 from pbem.models_analysis import AnalysisJob, AnalysisMove, AnalysisPreference, AnalysisStatus
 from pbem.present import analysis as present
 from pbem.present.names import named_view, reader_names
+from pbem.present.replay import replay_states
 
 log = logging.getLogger("pbem.games")
 declare_refusals({
@@ -254,12 +255,13 @@ def set_ready_email(session: Session, email: str, chosen: bool) -> None:
 @dataclass(frozen=True)
 class AnalysisPage:
     """What a seat's analysis page shows: the job's state (`ready`, `minutes` until it should be,
-    `failed`), every analysed human move in words (`steps`), the reader's own (`mine`) with
-    their counts by mark and their chart."""
+    `late` once that time has passed and it is still not done, `failed`), every analysed human
+    move in words (`steps`), the reader's own (`mine`) with their counts by mark and their chart."""
 
     ready: bool
     failed: bool
     minutes: int
+    late: bool
     steps: list[present.StepAnalysis]
     mine: list[present.StepAnalysis]
     counts: str
@@ -280,31 +282,61 @@ def analysis_page(session: Session, seated: SeatedGame, now: datetime | None = N
     ready = job is not None and job.status == AnalysisStatus.DONE
     failed = job is None or job.status == AnalysisStatus.FAILED
     minutes = 0 if job is None else max(1, math.ceil((job.ready_by - now).total_seconds() / 60))
+    late = job is not None and not ready and job.ready_by < now  # promised "about 1 minute" ago
     steps = step_analyses(session, game.id, seats) if ready else []
     mine = [s for s in steps if s.seat == seat.position]
     names = reader_names(seats)
-    return AnalysisPage(ready=ready, failed=failed and not ready, minutes=minutes, steps=steps,
+    return AnalysisPage(ready=ready, failed=failed and not ready, minutes=minutes, late=late, steps=steps,
                         mine=mine, counts=present.counts_text(mine),
                         chart=present.chart(mine, names[seat.position]),
                         stopped_at=job.stopped_at if job is not None else None)
 
 
-def step_analyses(session: Session, game_id: int, seats: list[Seat]) -> list[present.StepAnalysis]:
+def step_analyses(session: Session, game_id: int, seats: list[Seat],
+                  states: Sequence[engine.GameState] | None = None) -> list[present.StepAnalysis]:
     """Every stored move of a finished game in words, each from its mover's view at that step
-    (the record replayed: the game is over, so its record may be read)."""
+    (the record replayed: the game is over, so its record may be read). `states`: the state at
+    every step when the caller has them already (the replay's cache), so nothing is replayed."""
     rows = {row.step: row for row in moves_analysed(session, game_id)}
     if not rows:
         return []
-    state, moves = parse_record(export_record(session, game_id))
+    if states is None:
+        states = replay_states(export_record(session, game_id))
     names = reader_names(seats)
-    out = []
-    for step, (player, move) in enumerate(moves):
-        row = rows.get(step)
-        if row is not None:
-            view = named_view(engine.player_view(state, row.seat), seats)
-            out.append(present.present_step(row, view, names))
-        state, _events = engine.apply_move(state, player, move)
-    return out
+    return [present.present_step(row, named_view(engine.player_view(states[step], row.seat), seats), names)
+            for step, row in sorted(rows.items()) if step < len(states)]
+
+
+@dataclass(frozen=True)
+class AdminAnalysis:
+    """A game's analysis as the admin's game page shows it: the job, and per human seat its marks
+    counted (`counts`: seat -> mark -> moves); `first_flagged` the first move (0-based step) not
+    marked good, for the link into the admin's replay."""
+
+    status: str
+    moves: int
+    cpu_ms: float
+    stopped_at: int | None
+    last_error: str | None
+    counts: dict[int, dict[str, int]]
+    first_flagged: int | None
+
+
+def admin_summary(session: Session, game_id: int) -> AdminAnalysis | None:
+    """The analysis of `game_id` for the admin (None: never queued), in two queries."""
+    job = job_of(session, game_id)
+    if job is None:
+        return None
+    counts: dict[int, dict[str, int]] = {}
+    first: int | None = None
+    for seat, mark, n, earliest in session.exec(
+            select(AnalysisMove.seat, AnalysisMove.mark, func.count(), func.min(AnalysisMove.step))
+            .where(AnalysisMove.game_id == game_id).group_by(col(AnalysisMove.seat), col(AnalysisMove.mark))):
+        counts.setdefault(seat, {})[mark] = n
+        if mark != GOOD and (first is None or earliest < first):
+            first = earliest
+    return AdminAnalysis(status=job.status, moves=job.moves, cpu_ms=job.cpu_ms, stopped_at=job.stopped_at,
+                         last_error=job.last_error, counts=dict(sorted(counts.items())), first_flagged=first)
 
 
 def step_analysis(steps: list[present.StepAnalysis], step: int) -> present.StepAnalysis | None:
@@ -312,16 +344,17 @@ def step_analysis(steps: list[present.StepAnalysis], step: int) -> present.StepA
     return next((s for s in steps if s.step == step), None)
 
 
-def replay_analysis(session: Session, seated: SeatedGame,
-                    number: int) -> tuple[present.StepAnalysis | None, present.Chart | None]:
+def replay_analysis(session: Session, seated: SeatedGame, number: int,
+                    states: Sequence[engine.GameState] | None = None,
+                    ) -> tuple[present.StepAnalysis | None, present.Chart | None]:
     """For the replay at move `number` (1-based: the move that led to the step shown; 0, the
     deal): that move's analysis (`analysis` of replay/_analysis.html, None if it is not a human
     move analysed) and the reader's chart (`analysis_chart`). (None, None) while the game runs
-    (nothing is analysed then) or before the analysis is stored."""
+    (nothing is analysed then) or before the analysis is stored. `states`: as step_analyses."""
     game = seated.game
     if game.status != GameStatus.FINISHED or game.id is None:
         return None, None
-    steps = step_analyses(session, game.id, seated.seats)
+    steps = step_analyses(session, game.id, seated.seats, states)
     mine = [s for s in steps if s.seat == seated.seat.position]
     names = reader_names(seated.seats)
     return step_analysis(steps, number - 1), present.chart(mine, names[seated.seat.position])

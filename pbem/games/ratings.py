@@ -29,6 +29,7 @@ from typing import Any
 import engine
 from openskill.models import PlackettLuce
 from sqlalchemy import insert, text, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy import select as sa_select  # five columns: past sqlmodel's typed overloads
 from sqlmodel import Session, col, func, select
 
@@ -390,7 +391,11 @@ def set_listed(session: Session, email: str, name: str | None, *, now: datetime 
         raise GameError("leaderboard_name_taken", status=409)
     entry = entry or LeaderboardEntry(key=key, display_name=name, joined_at=now or utcnow())
     entry.display_name = name
-    session.add(entry)
+    try:
+        with session.begin_nested():  # another mailbox took the name at the same moment: the index says
+            session.add(entry)
+    except IntegrityError:
+        raise GameError("leaderboard_name_taken", status=409) from None
 
 
 def admin_ratings(session: Session, *, limit: int = 500) -> list[tuple[Rating, int]]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 import engine
@@ -33,12 +34,13 @@ from pbem import i18n
 from pbem.appctx import db
 from pbem.db import read_scope
 from pbem.games import errors, records
-from pbem.games.analysis import replay_analysis
+from pbem.games.analysis import replay_analysis, step_analyses
+from pbem.games.analysis import step_analysis as analysis_of_step
 from pbem.games.finish import is_over
 from pbem.games.seated import SeatedGame
 from pbem.games.service import seats_of
 from pbem.i18n import lazy
-from pbem.models import Game, MoveRecord, Seat
+from pbem.models import Game, GameStatus, MoveRecord, Seat
 from pbem.present.replay import Reader, replay_states, replay_step
 from pbem.refusals import declare_refusals
 from pbem.web import admin
@@ -64,13 +66,17 @@ _lock = threading.Lock()
 
 
 def analysis_for(session: Session, game: Game, seats: list[Seat], reader: Reader,
-                 step: int) -> dict[str, Any]:
+                 step: int, states: Sequence[engine.GameState]) -> dict[str, Any]:
     """The expert's analysis of the step's move and the reader's chart, for
-    `replay/_analysis.html`: a player's, once the game is finished and analysed (none for the admin)."""
-    if reader.speaking_to is None:
-        return {"analysis": None, "analysis_chart": None}
+    `replay/_analysis.html`: a player's, once the game is finished and analysed (the admin: the
+    step's mark only); read from the replay's `states` (nothing replayed twice)."""
+    if reader.speaking_to is None:  # the admin: each step's mark, nobody's chart
+        if game.status != GameStatus.FINISHED or game.id is None:
+            return {"analysis": None, "analysis_chart": None}
+        return {"analysis": analysis_of_step(step_analyses(session, game.id, seats, states), step - 1),
+                "analysis_chart": None}
     seated = SeatedGame(game, seats, seats[reader.speaking_to])
-    step_analysis, chart = replay_analysis(session, seated, step)
+    step_analysis, chart = replay_analysis(session, seated, step, states)
     return {"analysis": step_analysis, "analysis_chart": chart}
 
 
@@ -115,7 +121,7 @@ def _context(session: Session, game: Game, seats: list[Seat], step: int, reader:
     states = _states(session, game, is_over(game))
     return {"game": game, "over": is_over(game), "replay_url": replay_url,
             "step_url": lambda n: f"{replay_url}/{n}", "seat_only": reader.seat is not None,
-            **analysis_for(session, game, seats, reader, step),
+            **analysis_for(session, game, seats, reader, step, states),
             **replay_step(states, stored, step, seats, reader)}
 
 

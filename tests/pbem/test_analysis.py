@@ -105,6 +105,17 @@ def test_the_page_shows_marks_the_experts_move_and_the_chart(app, client, finish
     assert "data-played" in html
 
 
+def test_the_page_says_it_is_late_once_the_promised_time_has_passed(app, client, finished):
+    html = client.get(_page(app, finished)).get_data(as_text=True)
+    assert "data-pending" in html and "data-late" not in html  # "ready in about N minutes"
+    with session_scope(db_of(app)) as s:
+        job = s.exec(select(AnalysisJob).where(AnalysisJob.game_id == finished)).one()
+        job.ready_by = utcnow() - timedelta(minutes=5)  # the worker is behind
+        s.add(job)
+    html = client.get(_page(app, finished)).get_data(as_text=True)
+    assert "data-late" in html and "taking longer than expected" in html and "about 1 minute" not in html
+
+
 def test_the_game_over_email_says_when_and_links(app, finished):
     cfg = cfg_of(app)
     with session_scope(db_of(app)) as s:
@@ -165,9 +176,36 @@ def test_the_replay_gets_one_steps_analysis_and_the_chart(app, finished):
         bot_step, _chart = analysis.replay_analysis(s, lock_seated(s, finished, 0), first.step + 2)
     assert step is not None and step.number == first.step + 1 and step.mark == first.mark
     assert bot_step is None  # the bot's move: not analysed
+    # The replay hands its own states in (its cache): the same analysis, the record not replayed again.
+    from pbem.games.records import export_record
+    from pbem.present.replay import replay_states
+
+    with session_scope(db_of(app)) as s:
+        states = replay_states(export_record(s, finished))
+        assert analysis.replay_analysis(s, lock_seated(s, finished, 0), first.step + 1, states) == (step, chart)
     assert chart is not None and chart.rows and chart.path.startswith("M")
     html = app.jinja_env.get_template("replay/_analysis.html").render(analysis=step, analysis_chart=chart)
     assert "data-analysis-step" in html and "<svg" in html and "<title" in html and "<table>" in html
+
+
+def test_the_admin_sees_the_marks_counted_and_each_steps_mark_in_the_replay(admin_app, admin_client):
+    game_id = start_game(admin_app, [ANN, "bot:greedy"], seed=3)
+    play_to_the_end(admin_app, game_id)
+    page = admin_client.get(f"/admin/games/{game_id}").text
+    assert 'data-admin-analysis="pending"' in page
+    run_job("analysis", db_of(admin_app), cfg_of(admin_app))
+    stored = _stored(admin_app, game_id)
+    with session_scope(db_of(admin_app)) as s:
+        summary = analysis.admin_summary(s, game_id)
+    assert summary is not None and summary.status == AnalysisStatus.DONE
+    assert sum(summary.counts[0].values()) == len(stored) and list(summary.counts) == [0]
+    flagged = [m.step for m in stored if m.mark != "good"]
+    assert summary.first_flagged == (min(flagged) if flagged else None)
+    page = admin_client.get(f"/admin/games/{game_id}").text
+    assert 'data-admin-analysis="done"' in page and "good" in page
+    first = stored[0]
+    step_page = admin_client.get(f"/admin/games/{game_id}/replay/{first.step + 1}").text
+    assert f'data-analysis-step="{first.step}"' in step_page and "data-analysis-chart" not in step_page
 
 
 def test_a_running_games_replay_has_no_analysis(app):

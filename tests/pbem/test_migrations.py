@@ -67,6 +67,7 @@ def test_the_index_on_lower_case_addresses_is_made_by_the_migrations(empty_url):
             names = set(conn.exec_driver_sql("SELECT indexname FROM pg_indexes").scalars())
     engine.dispose()
     assert "ix_seat_email_lower" in names
+    assert "uq_leaderboard_entry_name_lower" in names
 
 
 def test_init_db_twice_changes_nothing_the_second_time(empty_url):

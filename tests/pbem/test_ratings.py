@@ -218,6 +218,24 @@ def test_leaderboard_lists_only_who_opted_in_under_their_chosen_name(app):
         assert ratings.leaderboard(s, "individual") == []
 
 
+def test_two_mailboxes_never_hold_one_leaderboard_name_even_past_the_check(app):
+    """The check in set_listed reads first; the unique index on lower(display_name) holds when two
+    mailboxes choose the name at the same moment (both past the check)."""
+    from sqlalchemy.exc import IntegrityError
+
+    from pbem.models_ratings import LeaderboardEntry
+
+    with session_scope(db_of(app)) as s:
+        ratings.set_listed(s, "ann@example.com", "Captain Ann")
+    with pytest.raises(IntegrityError):
+        with session_scope(db_of(app)) as s:
+            s.add(LeaderboardEntry(key="bob@example.com", display_name="CAPTAIN ANN"))
+    with session_scope(db_of(app)) as s:
+        ratings.set_listed(s, "ann@example.com", "captain ann")  # one's own name, in another case
+    with read_scope(db_of(app)) as s:
+        assert ratings.listed_name(s, "ann@example.com") == "captain ann"
+
+
 def test_history_starts_where_the_first_game_started(app):
     for seed in (3, 4):
         game_id = start_game(app, [ANN, BOB], seed=seed)

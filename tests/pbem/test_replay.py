@@ -308,8 +308,10 @@ def test_the_analysis_partial_draws_nothing_without_an_analysis_and_the_admin_ge
     with app.test_request_context("/"):
         assert render_template_string('{% include "replay/_analysis.html" %}', analysis=None,
                                       analysis_chart=None).strip() == ""
-    admin = Reader.everything()
-    assert analysis_for(None, None, [], admin, 1) == {"analysis": None, "analysis_chart": None}  # type: ignore[arg-type]
+    from types import SimpleNamespace
+
+    admin, running = Reader.everything(), SimpleNamespace(status="running", id=1)
+    assert analysis_for(None, running, [], admin, 1, []) == {"analysis": None, "analysis_chart": None}  # type: ignore[arg-type]
 
 
 def test_the_last_step_says_who_won_as_the_game_page_does(app, client, finished):

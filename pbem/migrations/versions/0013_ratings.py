@@ -3,7 +3,8 @@
 rating: each mailbox's (pbem.addresses.canonical_key) openskill rating per mode, with its games
 and wins; rated_game: a rated game's line-up (sides, ranks, bots) and whether an admin excluded
 it; rating_change: what one game did to one mailbox's rating, unique per (game, mailbox);
-leaderboard_entry: the mailboxes that asked to be on the leaderboard, under their chosen name.
+leaderboard_entry: the mailboxes that asked to be on the leaderboard, under their chosen name
+(one mailbox's, whatever its case: uq_leaderboard_entry_name_lower).
 
 Revision ID: 0013
 Revises: 0012
@@ -31,6 +32,8 @@ def upgrade() -> None:
     sa.Column('joined_at', sa.DateTime(), nullable=False),
     sa.PrimaryKeyConstraint('key')
     )
+    op.create_index('uq_leaderboard_entry_name_lower', 'leaderboard_entry', [sa.text('lower(display_name)')],
+                    unique=True)
     op.create_table('rating',
     sa.Column('key', sqlmodel.sql.sqltypes.AutoString(length=254), nullable=False),
     sa.Column('mode', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
@@ -82,4 +85,5 @@ def downgrade() -> None:
     op.drop_table('rating_change')
     op.drop_table('rated_game')
     op.drop_table('rating')
+    op.drop_index('uq_leaderboard_entry_name_lower', table_name='leaderboard_entry')
     op.drop_table('leaderboard_entry')

@@ -16,7 +16,7 @@ from pbem.games.errors import GameError
 from pbem.games.finish import is_over
 from pbem.games.records import export_record, moves_of
 from pbem.store import load_state
-from pbem.games import bounced, proposals
+from pbem.games import analysis, bounced, proposals
 from pbem.models import Game, GameStatus, OutboxMessage, SeatKind, utcnow
 from pbem.web.admin import bp, queries
 from pbem.web.admin.forms import ButtonForm, ChangeEmailForm, CreateGameForm, ExtendDeadlineForm, HandToBotForm
@@ -89,10 +89,11 @@ def load_detail(game_id: int) -> dict[str, Any]:
                                    .order_by(col(OutboxMessage.created_at).desc(), col(OutboxMessage.id).desc())))
         audit, _ = queries.audit_entries(session, 1, game_id=game_id, size=100)
         bouncing = {seat.position for seat in bounced.bouncing_seats(session, seats)}
+        analysed = analysis.admin_summary(session, game_id)
     view = engine.admin_view(load_state(game))
     return {"game": game, "seats": seats, "picture": admin_board(view), "log": move_log(moves, view),
             "emails": emails, "audit": audit, "options": json.loads(game.options_json), "now": utcnow(),
-            "over": is_over(game), "bouncing": bouncing}
+            "over": is_over(game), "bouncing": bouncing, "analysis": analysed}
 
 
 def render_detail(game_id: int, *, error: str | None = None, status: int = 200, **forms: Any) -> Any:
