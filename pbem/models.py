@@ -235,6 +235,7 @@ Index("ix_outbox_game_created", col(OutboxMessage.game_id), col(OutboxMessage.cr
 Index("ix_outbox_sent_at", col(OutboxMessage.sent_at))
 # An address's seats in every game, whatever case it was typed in ("my games", leaving them all).
 Index("ix_seat_email_lower", func.lower(col(Seat.email)))
+Index("ix_outbox_to_addr_lower", func.lower(col(OutboxMessage.to_addr)))  # a bounce without a token
 
 
 # ---------------------------------------------------------------- clocks: event notices (pbem/games/notices.py)

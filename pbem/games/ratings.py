@@ -17,6 +17,9 @@ its end. How a rating is shown (the scale, "provisional"): pbem/present/ratings.
 - A game where one mailbox holds two seats is not rated (it played against itself).
 - An admin can exclude a game (and undo it): the affected mailboxes' ratings are replayed from
   that game on, in the order the games were rated (`set_excluded`, audited).
+- An erased mailbox (`forget_mailbox`) leaves the line-ups it played in as a fixed strength (what
+  it had before each game, like a bot's): the others' games still replay, and no rating row
+  stands in its place.
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ from typing import Any
 
 import engine
 from openskill.models import PlackettLuce
-from sqlalchemy import insert, text, update
+from sqlalchemy import delete, insert, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy import select as sa_select  # five columns: past sqlmodel's typed overloads
 from sqlmodel import Session, col, func, select
@@ -81,9 +84,18 @@ class Player:
     seat: int
     key: str | None = None  # a human's mailbox
     bot: str | None = None  # a bot's kind
+    fixed: tuple[float, float] | None = None  # an erased human: (mu, sigma) before the game, never updated
 
     def as_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "key": self.key} if self.key is not None else {"seat": self.seat, "bot": self.bot}
+        if self.key is not None:
+            return {"seat": self.seat, "key": self.key}
+        if self.fixed is not None:
+            return {"seat": self.seat, "fixed": list(self.fixed)}
+        return {"seat": self.seat, "bot": self.bot}
+
+    def strength(self) -> tuple[float, float]:
+        """A player not rated by the game (a bot, an erased human): its fixed (mu, sigma)."""
+        return self.fixed or BOT_RATINGS.get(self.bot or "", UNKNOWN_BOT)
 
 
 @dataclass(frozen=True)
@@ -107,8 +119,9 @@ class Lineup:
 
     @classmethod
     def from_json(cls, mode: str, data: str) -> Lineup:
-        return cls(mode, tuple(Side(tuple(Player(p["seat"], p.get("key"), p.get("bot")) for p in s["players"]),
-                                    s["rank"], s["won"]) for s in json.loads(data)))
+        return cls(mode, tuple(Side(tuple(Player(p["seat"], p.get("key"), p.get("bot"),
+                                                 tuple(p["fixed"]) if p.get("fixed") else None)
+                                          for p in s["players"]), s["rank"], s["won"]) for s in json.loads(data)))
 
 
 def _player(seat: Seat) -> Player:
@@ -168,9 +181,9 @@ def new_standing() -> Standing:
 
 def rate(lineup: Lineup, current: dict[str, Standing]) -> dict[str, Standing]:
     """Each human's standing after the game (openskill's Plackett-Luce on the sides and their
-    ranks); bots take part at their fixed ratings and are not updated."""
+    ranks); bots (and erased humans) take part at their fixed ratings and are not updated."""
     teams = [[MODEL.rating(mu=current[p.key].mu, sigma=current[p.key].sigma) if p.key is not None
-              else MODEL.rating(*BOT_RATINGS.get(p.bot or "", UNKNOWN_BOT)) for p in side.players]
+              else MODEL.rating(*p.strength()) for p in side.players]
              for side in lineup.sides]
     rated = MODEL.rate(teams, ranks=[float(side.rank) for side in lineup.sides])
     out = {}
@@ -266,6 +279,8 @@ def _replay_from(session: Session, pivot: RatedGame) -> list[str]:
     had before its first replayed game (the chain of its stored changes)."""
     mode = pivot.mode
     changes = session.exec(select(RatingChange).where(RatingChange.game_id == pivot.game_id)).all()
+    if not changes:  # its humans were all erased: nobody's rating depends on it any more
+        return []
     first_id = min(c.id or 0 for c in changes)
     later = session.exec(select(RatingChange).where(RatingChange.mode == mode, col(RatingChange.id) >= first_id)
                          .order_by(col(RatingChange.id))).all()
@@ -301,6 +316,31 @@ def _replay_from(session: Session, pivot: RatedGame) -> list[str]:
         row.updated_at = utcnow()
         session.add(row)
     return sorted(working)
+
+
+def forget_mailbox(session: Session, key: str) -> int:
+    """An erased mailbox out of the ratings, in the caller's transaction: in each line-up it
+    played in, its place keeps the strength it had before that game (so the others' games replay
+    as they were rated), and its ratings, changes and leaderboard entry go. Returns rows deleted."""
+    _serialise(session)
+    changes = session.exec(select(RatingChange).where(RatingChange.key == key)).all()
+    lineups = {g.game_id: g for g in session.exec(select(RatedGame).where(
+        col(RatedGame.game_id).in_(sorted({c.game_id for c in changes})))).all()}
+    for change in changes:
+        rated = lineups.get(change.game_id)
+        if rated is None:
+            continue
+        lineup = Lineup.from_json(rated.mode, rated.lineup_json)
+        rated.lineup_json = Lineup(lineup.mode, tuple(
+            Side(tuple(Player(p.seat, fixed=(change.mu_before, change.sigma_before)) if p.key == key else p
+                       for p in side.players), side.rank, side.won) for side in lineup.sides)).to_json()
+        session.add(rated)
+    session.flush()
+    deleted = 0
+    for model, column in ((RatingChange, RatingChange.key), (Rating, Rating.key),
+                          (LeaderboardEntry, LeaderboardEntry.key)):
+        deleted += session.execute(delete(model).where(col(column) == key)).rowcount or 0  # type: ignore[attr-defined]
+    return deleted
 
 
 # ---------------------------------------------------------------- read

@@ -274,3 +274,28 @@ def test_an_aborted_game_shows_no_rating_block(app):
         lifecycle.abort_game(s, cfg_of(app), game_id, now=utcnow(), actor="admin@example.com")
     with read_scope(db_of(app)) as s:
         assert s.exec(select(RatingChange)).all() == []
+
+
+def test_a_game_with_two_erased_players_still_replays_for_the_others(app):
+    """Erased players leave the line-up as fixed strengths (what they had then): an exclusion
+    replays the others as before, and nobody gets a rating row in their place."""
+    from pbem.games.privacy import erase_address
+    first, second, _third = _three_games(app)
+    cat_before = (stored(app, CAT).mu, stored(app, CAT).sigma)  # type: ignore[union-attr]
+    with read_scope(db_of(app)) as s:
+        bob = s.exec(select(RatingChange).where(RatingChange.game_id == second, RatingChange.key == key(BOB))).one()
+        bob_then = MODEL.rating(mu=bob.mu_before, sigma=bob.sigma_before)  # what Bob had before game 2
+    with session_scope(db_of(app)) as s:
+        for player in (ANN, BOB):
+            erase_address(s, cfg_of(app), key(player), never=False, actor="admin@example.com")
+    with session_scope(db_of(app)) as s:
+        assert ratings.set_excluded(s, first, True, actor="admin@example.com") == [key(CAT)]
+    [[_bob], [cat]] = MODEL.rate([[bob_then], [MODEL.rating()]], ranks=openskill_ranks(final_scores(app, second)))
+    row = stored(app, CAT)
+    assert row is not None and (row.mu, row.sigma) == pytest.approx((cat.mu, cat.sigma))
+    with session_scope(db_of(app)) as s:
+        ratings.set_excluded(s, first, False, actor="admin@example.com")
+    assert (stored(app, CAT).mu, stored(app, CAT).sigma) == pytest.approx(cat_before)  # type: ignore[union-attr]
+    with read_scope(db_of(app)) as s:
+        assert sorted(r.key for r in s.exec(select(Rating)).all()) == [key(CAT), key(DAN)]
+        assert {c.key for c in s.exec(select(RatingChange)).all()} == {key(CAT), key(DAN)}

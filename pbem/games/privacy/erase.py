@@ -15,7 +15,7 @@ from pbem import i18n
 from pbem.addresses import canonical_key
 from pbem.auth import record_audit
 from pbem.config import Config
-from pbem.games import lifecycle
+from pbem.games import lifecycle, ratings
 from pbem.games.errors import GameError
 from pbem.games.finish import is_over
 from pbem.games.invitations import cancel, decline
@@ -29,7 +29,6 @@ from pbem.models import (AddressPreference, AddressStanding, AdminUser, Game, In
                          RateEvent, Seat, SeatKind, TalkMessage, utcnow)
 from pbem.models_analysis import AnalysisPreference
 from pbem.models_mail import Bounce
-from pbem.models_ratings import LeaderboardEntry, Rating, RatingChange
 
 from pbem.games.privacy.held import Held, held, invitations_of, is_creator, rows_of
 from pbem.games.privacy.scrub import needles_of, scrub
@@ -158,10 +157,8 @@ def erase_address(session: Session, cfg: Config, email: str, *, never: bool, act
     gone(delete(LoginAttempt).where(col(LoginAttempt.id).in_([a.id for a in found.logins])))
     gone(delete(RateEvent).where(col(RateEvent.key).in_({found.key} | pairs)))
     gone(delete(AddressStanding).where(col(AddressStanding.key) == found.key))
-    # Its ratings go; the games' line-ups (rated_game) keep its place, scrubbed below.
-    gone(delete(Rating).where(col(Rating.key) == found.key))
-    gone(delete(RatingChange).where(col(RatingChange.key) == found.key))
-    gone(delete(LeaderboardEntry).where(col(LeaderboardEntry.key) == found.key))
+    # Its ratings go; the games' line-ups keep its place as a fixed strength (the others replay).
+    deleted += ratings.forget_mailbox(session, found.key)
     gone(delete(AnalysisPreference).where(col(AnalysisPreference.email).in_(
         [a.email for a in rows_of(session, AnalysisPreference, col(AnalysisPreference.email), found.key)])))
     # An admin account of that mailbox goes too (its audit lines keep "[erased]" as their actor).
