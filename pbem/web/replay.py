@@ -16,7 +16,11 @@ Render time (`python -m benchmarks.replay_bench`, SQLite, a 131-move game of 3):
 the engine replays a whole game in about 2 ms, the rest is the page (the log of every move, the
 template). So the states of a game that is over are kept per process (`_FINISHED`, a small
 LRU: the 5 ms a step saves on a game nobody moves any more), and a game being played is
-replayed to its last move on each request (8 to 10 ms a step).
+replayed to its last move on each request (8 to 10 ms a step). The states of a game that is
+over never change (no move after its end; an abort ends a game at the version it had, and a game
+is cached only once over); the key holds the game's deck as well as its id and version, so that
+another database's game with the same id and version (the tests', in one process) is never
+served another's states.
 """
 from __future__ import annotations
 
@@ -59,8 +63,8 @@ declare_refusals({
 })
 
 STEP_RE = re.compile(r"[0-9]{1,30}")
-# The states of the games that are over, by (game id, moves): a few hundred kilobytes a game.
-_FINISHED: OrderedDict[tuple[int, int], list[engine.GameState]] = OrderedDict()
+# The states of the games that are over, by (game id, moves, deck): a few hundred kilobytes a game.
+_FINISHED: OrderedDict[tuple[int, int, str], list[engine.GameState]] = OrderedDict()
 _FINISHED_SIZE = 32
 _lock = threading.Lock()
 
@@ -83,7 +87,7 @@ def analysis_for(session: Session, game: Game, seats: list[Seat], reader: Reader
 def _states(session: Session, game: Game, over: bool) -> list[engine.GameState]:
     """The state at every step: a game that is over from the process's cache."""
     assert game.id is not None
-    key = (game.id, game.version)
+    key = (game.id, game.version, game.deck_json)
     if over:
         with _lock:
             if key in _FINISHED:

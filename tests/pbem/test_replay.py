@@ -354,3 +354,22 @@ def test_a_seats_replay_at_its_last_step_draws_the_players_and_table_as_the_game
     for name in ("players", "table"):
         assert section(replay, name) == section(game_page, name), name
     assert 'class="teams"' in section(replay, "players")
+
+
+def test_the_cache_of_finished_games_never_serves_another_games_states(app, monkeypatch):
+    """Two games with the same id and version (two databases in one process) but other decks:
+    each gets the states of its own record."""
+    from pbem.models import Game
+    from pbem.web import replay as replay_web
+
+    one, other = (start_game(app, [ANN, BOB, "bot:greedy"], seed=seed) for seed in (3, 4))
+    for game_id in (one, other):
+        play_to_the_end(app, game_id)
+    exported = {game_row(app, g).deck_json: record_of(app, g) for g in (one, other)}
+    monkeypatch.setattr(replay_web.records, "export_record",
+                        lambda session, game_id, live=False: exported[current.deck_json])
+    monkeypatch.setattr(replay_web, "_FINISHED", type(replay_web._FINISHED)())
+    for deck, record in exported.items():
+        current = Game(id=1, version=99, deck_json=deck)
+        states = replay_web._states(None, current, True)
+        assert states[-1] == state_at(record, len(record["moves"]))
