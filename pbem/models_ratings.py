@@ -89,7 +89,7 @@ class LeaderboardEntry(SQLModel, table=True):
     joined_at: NaiveDatetime = Field(default_factory=utcnow)
 
 
-# Two mailboxes never show one name, even choosing it at the same moment (ratings.set_listed checks
+# Two mailboxes never show one name, even choosing it at the same moment (leaderboard.set_listed checks
 # first, this holds under a race). An index on an expression: the migration makes it (0013).
 Index("uq_leaderboard_entry_name_lower", func.lower(col(LeaderboardEntry.display_name)), unique=True)
 

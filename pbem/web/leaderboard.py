@@ -1,4 +1,4 @@
-"""Blueprint 'leaderboard': the leaderboard players see (pbem/games/ratings.py).
+"""Blueprint 'leaderboard': the leaderboard players see (pbem/games/leaderboard.py).
 
 GET /leaderboard               the players who chose to be listed, by rating (?mode=teams for team
                                games); only the name each chose, never an address
@@ -17,7 +17,8 @@ from flask import Blueprint, redirect, render_template, request
 from pbem import links
 from pbem.appctx import config, db
 from pbem.db import read_scope, session_scope
-from pbem.games import my_games, ratings
+from pbem.games import leaderboard as listing
+from pbem.games import my_games
 from pbem.games.errors import GameError
 from pbem.i18n import gettext as _
 from pbem.models_ratings import RatingMode
@@ -34,7 +35,7 @@ def leaderboard_page() -> Any:
     if mode not in RatingMode.ALL:
         mode = RatingMode.INDIVIDUAL
     with read_scope(db()) as session:
-        lines = ratings.leaderboard(session, mode)
+        lines = listing.leaderboard(session, mode)
     return render_template("leaderboard/leaderboard.html", lines=lines, mode=mode,
                            modes=[(m, _(MODE_WORDS[m])) for m in RatingMode.ALL])
 
@@ -47,7 +48,7 @@ def set_listed(token: str) -> Any:
     try:
         email = my_games.read_my_games_token(config(), token)
         with session_scope(db()) as session:
-            ratings.set_listed(session, email, form.get("display_name", "") if listed else None)
+            listing.set_listed(session, email, form.get("display_name", "") if listed else None)
     except links.LinkError as exc:
         return my_games_page._link_error(exc)
     except GameError as exc:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session
 
-from pbem.games import ratings
+from pbem.games import leaderboard, ratings
 from pbem.i18n import format_date, format_number
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
@@ -48,4 +48,4 @@ def my_ratings(session: Session, email: str) -> RatingsSection:
         rows = [HistoryRow(format_date(p.at), format_number(p.points)) for p in mine.history[1:]][-HISTORY_ROWS:]
         modes.append(ModeSection(mode=mine.mode, title=_(MODE_WORDS[mine.mode]), rating=mine,
                                  chart=history_chart([p.points for p in mine.history]), rows=list(reversed(rows))))
-    return RatingsSection(modes=modes, listed_name=ratings.listed_name(session, email))
+    return RatingsSection(modes=modes, listed_name=leaderboard.listed_name(session, email))

@@ -19,7 +19,7 @@ from pbem import links
 from pbem.auth import record_audit
 from pbem.db import session_scope
 from pbem.games import analysis as game_analysis
-from pbem.games import ratings
+from pbem.games import leaderboard
 from pbem.games import proposals, service, talk
 from pbem.games.settings import GameSettings
 from pbem.inbound.handler import handle_message
@@ -93,7 +93,7 @@ def build_world(app, smtp_server, client) -> World:
         s.add(standing)
         s.add(LoginAttempt(email=ZED.lower(), ip="192.0.2.7"))
         record_audit(s, "admin@korsar.test", "clear_undeliverable", detail=ZED.lower())
-        ratings.set_listed(s, ZED, "Captain Zed")  # on the leaderboard, under a chosen name
+        leaderboard.set_listed(s, ZED, "Captain Zed")  # on the leaderboard, under a chosen name
         game_analysis.set_ready_email(s, ZED, True)  # "your analysis is ready" chosen on /me
     return World(running, finished, others_game, proposal_made, proposal_invited)
 

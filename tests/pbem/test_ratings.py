@@ -15,7 +15,7 @@ from test_seat_actions import play_to_the_end
 
 from pbem import i18n, store
 from pbem.db import read_scope, session_scope
-from pbem.games import lifecycle, ratings, service
+from pbem.games import leaderboard, lifecycle, ratings, service
 from pbem.games.errors import GameError
 from pbem.games.seated import lock_seated
 from pbem.letters import notify
@@ -202,20 +202,20 @@ def test_leaderboard_lists_only_who_opted_in_under_their_chosen_name(app):
     game_id = start_game(app, [ANN, BOB], seed=3)
     play_to_the_end(app, game_id)
     with session_scope(db_of(app)) as s:
-        assert ratings.leaderboard(s, "individual") == []  # off by default
-        ratings.set_listed(s, "ann+korsar@example.com", "  Captain Ann ")
+        assert leaderboard.leaderboard(s, "individual") == []  # off by default
+        leaderboard.set_listed(s, "ann+korsar@example.com", "  Captain Ann ")
     with session_scope(db_of(app)) as s:
-        board = ratings.leaderboard(s, "individual")
+        board = leaderboard.leaderboard(s, "individual")
         assert [line.name for line in board] == ["Captain Ann"]
         with pytest.raises(GameError) as taken:
-            ratings.set_listed(s, "bob@example.com", "captain ann")
+            leaderboard.set_listed(s, "bob@example.com", "captain ann")
         assert taken.value.code == "leaderboard_name_taken"
         with pytest.raises(GameError) as hidden:
-            ratings.set_listed(s, "bob@example.com", "Bo\u200bb")
+            leaderboard.set_listed(s, "bob@example.com", "Bo\u200bb")
         assert hidden.value.code == "name_invisible"
-        ratings.set_listed(s, "ann@example.com", None)
+        leaderboard.set_listed(s, "ann@example.com", None)
     with read_scope(db_of(app)) as s:
-        assert ratings.leaderboard(s, "individual") == []
+        assert leaderboard.leaderboard(s, "individual") == []
 
 
 def test_two_mailboxes_never_hold_one_leaderboard_name_even_past_the_check(app):
@@ -226,14 +226,14 @@ def test_two_mailboxes_never_hold_one_leaderboard_name_even_past_the_check(app):
     from pbem.models_ratings import LeaderboardEntry
 
     with session_scope(db_of(app)) as s:
-        ratings.set_listed(s, "ann@example.com", "Captain Ann")
+        leaderboard.set_listed(s, "ann@example.com", "Captain Ann")
     with pytest.raises(IntegrityError):
         with session_scope(db_of(app)) as s:
             s.add(LeaderboardEntry(key="bob@example.com", display_name="CAPTAIN ANN"))
     with session_scope(db_of(app)) as s:
-        ratings.set_listed(s, "ann@example.com", "captain ann")  # one's own name, in another case
+        leaderboard.set_listed(s, "ann@example.com", "captain ann")  # one's own name, in another case
     with read_scope(db_of(app)) as s:
-        assert ratings.listed_name(s, "ann@example.com") == "captain ann"
+        assert leaderboard.listed_name(s, "ann@example.com") == "captain ann"
 
 
 def test_history_starts_where_the_first_game_started(app):
