@@ -60,6 +60,24 @@ INVITATION_WORDS = {
     "expired": lazy("did not answer in time"),
 }
 
+# "My data" says each status in words, by what it is the status of (a code stays in the JSON file).
+STATUS_WORDS = {
+    "game": {"running": lazy("being played"),
+             "paused": lazy("paused"), "finished": lazy("finished"), "aborted": lazy("stopped by an admin")},
+    "email": {"pending": lazy("waiting to be sent"), "sending": lazy("being sent"), "sent": lazy("sent"),
+              "failed": lazy("could not be sent"), "cancelled": lazy("not sent (no longer needed)")},
+    "proposal": {"unconfirmed": lazy("waiting for the creator's confirmation"),
+                 "inviting": lazy("invitations sent"), "started": lazy("started"),
+                 "cancelled": lazy("cancelled by its creator"), "expired": lazy("never confirmed")},
+    "invitation": INVITATION_WORDS,
+}
+
+
+def status_words(what: str, status: str) -> str:
+    """A status of `what` ("game", "email", "proposal", "invitation") in the reader's words."""
+    words = STATUS_WORDS.get(what, {}).get(status)
+    return _(words) if words else status
+
 
 @lru_cache(maxsize=1)
 def time_zones() -> list[str]:
@@ -190,7 +208,7 @@ def my_data_page(token: str) -> Any:
         data, email = _export(token)
     except links.LinkError as exc:
         return _link_error(exc)
-    return render_template("me/data.html", data=data, email=email, token=token,
+    return render_template("me/data.html", data=data, email=email, token=token, status_words=status_words,
                            as_json=lambda value: json.dumps(value, ensure_ascii=False, indent=1))
 
 

@@ -84,6 +84,9 @@ def test_the_readable_page_shows_the_same(app, smtp_server, client):
     assert "Zed's table" in text and ZED_TALK in text and "mailbox full" in text
     assert 'href="' + path + '/data.json"' in page.text
     assert "data-erase-link" in page.text
+    assert "Status: being played" in text and ">sent<" in page.text  # statuses in words, not codes
+    french = html.unescape(client.get(path + "/data?lang=fr").text)
+    assert "en cours" in french and "running" not in french and "cancelled" not in french
 
 
 def test_the_my_games_page_links_to_the_data_and_to_erasure(app, smtp_server, client):
