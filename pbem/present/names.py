@@ -11,6 +11,8 @@ The default game name ("Paul vs Greedy bot") and a rematch's ("… (rematch)") a
 """
 from __future__ import annotations
 
+import unicodedata
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -56,6 +58,15 @@ def bot_name(kind: str | None, number: int = 1) -> str:
     return name if number == 1 else _("%(bot)s %(number)s", bot=name, number=number)
 
 
+def isolated(name: str) -> str:
+    """A player's name as it enters a sentence: a name in a right-to-left script is wrapped in
+    Unicode's first-strong isolate (FSI ... PDI), so that the words around it keep their order
+    ("عبد الرحمن's ship 24", not "s'… ship 24"); any other name as it is."""
+    if any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in name):
+        return f"\u2068{name}\u2069"
+    return name
+
+
 def reader_names(seats: Sequence[Named]) -> list[str]:
     """Every seat's name in position order, as the current reader reads it: bots numbered by
     their order among the bots of their kind."""
@@ -66,14 +77,14 @@ def reader_names(seats: Sequence[Named]) -> list[str]:
             seen[seat.bot] = seen.get(seat.bot, 0) + 1
             names.append(bot_name(seat.bot, seen[seat.bot]))
         else:
-            names.append(seat.name)
+            names.append(isolated(seat.name))
     return names
 
 
 def seat_name(seat: Named, seats: Sequence[Named]) -> str:
     """One seat's name for the current reader (`seats`: all of its game's, for the numbering)."""
     if seat.kind != SeatKind.BOT:
-        return seat.name
+        return isolated(seat.name)
     ordered = sorted(seats, key=lambda s: s.position)
     return reader_names(ordered)[[s.position for s in ordered].index(seat.position)]
 

@@ -285,3 +285,14 @@ def test_a_seat_replaced_renames_a_game_named_by_its_players_only(app, smtp_serv
                                                                             proposal.id, proposal.nonce),
                                          1, "bot:greedy")
         assert view.proposal.name == expected
+
+
+@pytest.mark.parametrize("name, shown", [("عبد الرحمن", "\u2068عبد الرحمن\u2069"), ("שרה", "\u2068שרה\u2069"),
+                                         ("Élodie", "Élodie"), ("Nguyễn Thị Ánh", "Nguyễn Thị Ánh")])
+def test_a_right_to_left_name_is_isolated_so_the_sentence_around_it_keeps_its_order(name, shown):
+    from types import SimpleNamespace
+
+    from pbem.present.names import reader_names, seat_name
+    seats = [SimpleNamespace(position=0, kind="human", name=name, bot=None),
+             SimpleNamespace(position=1, kind="bot", name="Greedy bot", bot="greedy")]
+    assert reader_names(seats)[0] == shown and seat_name(seats[0], seats) == shown
