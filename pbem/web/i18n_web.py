@@ -25,6 +25,7 @@ from urllib.parse import urlencode
 from flask import Flask, Response, current_app, g, request
 
 from pbem import i18n
+from pbem.present import grammar
 from pbem.present.names import bot_name
 
 COOKIE = "korsar_lang"
@@ -118,3 +119,4 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["language_links"] = language_links
     app.jinja_env.globals["languages"] = i18n.LANGUAGES  # each language in its own words
     app.jinja_env.globals["bot_name"] = bot_name  # a bot's kind in the reader's words ("bot:greedy")
+    app.jinja_env.filters["together"] = grammar.together  # names as one list ("Anne et Bob")
