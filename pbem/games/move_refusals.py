@@ -14,7 +14,7 @@ import engine
 from pbem import i18n
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy
-from pbem.present.phrases import card_name, colour_word
+from pbem.present.phrases import card_name, colour_in_text
 
 # code -> sentence; `%(card)s` is the card's name, `%(colour)s` a colour word (as the board
 # writes it), `%(ship)s` its number.
@@ -70,10 +70,7 @@ def move_refusal(exc: engine.IllegalMove) -> str:
     if isinstance(card, str) and code != "unknown_card":
         params["card"] = card_name(card)
     if "colour" in params:
-        word = colour_word(params["colour"])
-        # English writes a colour as a name ("play Blue there"); French and Vietnamese write it
-        # in lower case inside a sentence ("jouez du bleu", "màu xanh dương").
-        params["colour"] = word if i18n.current() == i18n.DEFAULT else word.lower()
+        params["colour"] = colour_in_text(params["colour"])
     if "owner_name" in params:
         params["owner"] = params["owner_name"]
     return _first_upper(_(sentence, **params))

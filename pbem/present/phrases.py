@@ -16,6 +16,7 @@ from typing import Any
 import engine
 from engine.view_types import AnyView, PlayerView, ShipView
 from engine import explain
+from pbem import i18n
 from pbem.i18n import gettext as _
 from pbem.i18n import lazy, ngettext
 from pbem.present import colours
@@ -84,6 +85,13 @@ def card_in_text(code: str) -> str:
 
 def colour_word(colour: str) -> str:
     return _(_COLOUR_WORD[colour]) if colour in _COLOUR_WORD else colour.capitalize()
+
+
+def colour_in_text(colour: str) -> str:
+    """A colour's word inside a sentence: English keeps its capital ("Blue"), French and
+    Vietnamese write it in lower case ("le bleu", "màu đỏ")."""
+    word = colour_word(colour)
+    return word if i18n.current() == i18n.DEFAULT else word.lower()
 
 
 def card(code: str) -> CardView:
@@ -167,7 +175,7 @@ def blocked_text(reason: explain.Blocked, view: AnyView) -> str:
                     "on another side.",
                     "%(colours)s, the only colours you hold, are already fighting for ship %(ship)s "
                     "on another side.",
-                    len(reason.colours), colours=together([colour_word(c) for c in reason.colours]), ship=n)
+                    len(reason.colours), colours=together([colour_in_text(c) for c in reason.colours]), ship=n)
 
 
 def _lead_text(o: explain.Outcome, move: dict[str, Any], mine: bool, who: str) -> str:
