@@ -64,6 +64,7 @@ VOCABULARIES: dict[str, dict[str, tuple[str, ...]]] = {
         DRAW: ("piocher", "pioche", "pioches", "piochez", "pioché", "tirer", "tire", "tirez",
                "prendre une carte", "prends une carte", "repiocher"),
         DISCARD: ("défausser", "défausse", "défausses", "défaussez", "défaussé", "me défausser de",
+                  "me défausser du", "me défausse du", "se défausser de", "se défausser du",
                   "me défausse de", "jeter", "jette", "écarter", "écarte"),
         PLAY: ("jouer", "joue", "joues", "jouez", "poser", "pose", "poses", "posez", "mettre", "mets",
                "mettez", "placer", "place", "placez", "utiliser", "utilise"),
