@@ -204,7 +204,7 @@ def test_the_french_game_over_breakdown_reads_as_a_french_rulebook(app, smtp_ser
         assert "SCORES FINAUX" in text and ">Scores finaux</h2>" in markup
         assert f"      score{NBSP}: {mine}\n" in text
         # the scores once: the breakdown, not a second list of gold nor the game-over sentence
-        assert f"  Vous{NBSP}: {mine} or\n" not in text and "La partie est terminée. Or final" not in text
+        assert f"  Vous{NBSP}: {mine} or\n" not in text and "La partie est terminée. Scores finaux" not in text
         assert f"<strong>{mine}</strong> or" not in markup
         winners = [view["players"][w] if w != seat.position else "vous" for w in view["winners"]]
         and_ = " et ".join(winners) if len(winners) < 3 else ", ".join(winners[:-1]) + " et " + winners[-1]

@@ -89,7 +89,7 @@ def test_the_from_display_name_is_the_services_name_in_the_recipients_language(a
 
 # ---------------------------------------------------------------- game names
 @pytest.mark.parametrize("code, expected", [("en", "Paul vs Greedy bot"), ("fr", "Paul contre Robot glouton"),
-                                            ("vi", "Paul với Máy tham lam")])
+                                            ("vi", "Paul đấu với Máy tham lam")])
 def test_a_game_without_a_name_is_named_in_its_creators_language(app, code, expected):
     with i18n.using(code), session_scope(db_of(app)) as s:
         proposal = proposals.propose_game(s, cfg_of(app), your_name="Paul", your_email="paul@example.com",
@@ -150,7 +150,7 @@ def test_a_rematch_keeps_each_players_language_and_each_bots_kind(app, smtp_serv
 @pytest.mark.parametrize("code, first, second", [
     ("en", "Tortuga (rematch)", "Tortuga (rematch 2)"),
     ("fr", "Tortuga (revanche)", "Tortuga (revanche 2)"),
-    ("vi", "Tortuga (ván lại)", "Tortuga (ván lại 2)"),
+    ("vi", "Tortuga (tái đấu)", "Tortuga (tái đấu lần 2)"),
 ])
 def test_a_rematch_is_named_as_one_in_its_askers_language_and_numbered_when_rematched_again(
         app, smtp_server, code, first, second):

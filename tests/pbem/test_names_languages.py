@@ -17,7 +17,7 @@ from pbem.games import proposals
 from pbem.games.settings import read_settings
 from pbem.models import AddressPreference, utcnow
 
-DEFAULTS = {"en": "Élodie vs Greedy bot", "fr": "Élodie contre Robot glouton", "vi": "Élodie với Máy tham lam"}
+DEFAULTS = {"en": "Élodie vs Greedy bot", "fr": "Élodie contre Robot glouton", "vi": "Élodie đấu với Máy tham lam"}
 
 
 def _remember(app, email: str, language: str, zone: str | None = None) -> None:
@@ -56,7 +56,7 @@ def test_the_admin_dashboard_names_its_game_in_the_players_language(admin_client
     with session_scope(db_of(admin_app)) as s:
         from pbem.models import Game
         names = [g.name for g in s.exec(select(Game)).all()]
-    assert names == ["Ann với Máy tham lam"]
+    assert names == ["Ann đấu với Máy tham lam"]
 
 
 def test_a_game_the_admin_invites_first_is_named_in_its_first_invitees_language(app):
