@@ -396,3 +396,36 @@ def test_an_address_refused_is_said_back_in_the_readers_quotation_marks(code, sa
     with i18n.using(code):
         sentence = addresses.AddressRefused(addresses.NOT_AN_ADDRESS, "nope").sentence
     assert said in sentence and "'nope'" not in sentence
+
+
+@pytest.mark.parametrize("code, text_line, html_line", [
+    ("en", "Élodie: hold on", "Élodie: hold on"),
+    ("fr", "Élodie\u00a0: hold on", "Élodie\u00a0: hold on"),
+    ("vi", "Élodie: hold on", "Élodie: hold on"),
+])
+def test_a_partners_words_follow_their_name_with_the_languages_colon(code, text_line, html_line):
+    from pbem.mail.render import environment
+    heard = [{"who": "Élodie", "text": "hold on"}]
+    with i18n.using(code):
+        text = environment().get_template("partials/reply_notes.txt").render(heard=heard)
+        html = environment().get_template("partials/reply_notes.html").render(heard=heard)
+    assert text_line in text and html_line in html
+
+
+def test_a_partners_words_are_escaped_in_the_html_part():
+    from pbem.mail.render import environment
+    with i18n.using("fr"):
+        html = environment().get_template("partials/reply_notes.html").render(
+            heard=[{"who": "<b>Ève</b>", "text": "<script>x</script>"}])
+    assert "<script>" not in html and "&lt;b&gt;Ève&lt;/b&gt;\u00a0: &lt;script&gt;" in html
+
+
+@pytest.mark.parametrize("code, said", [
+    ("en", "Green and Red, the only colours you hold"),
+    ("fr", "(vert et rouge)"),
+    ("vi", "màu xanh lá và đỏ"),
+])
+def test_colours_inside_a_sentence_are_lower_case_outside_english(code, said):
+    reason = explain.Blocked("colours_taken", 3, colours=("green", "red"))
+    with i18n.using(code):
+        assert said in phrases.blocked_text(reason, {"seat": 0, "players": ["Ann", "Bob"], "teams": False})
