@@ -283,7 +283,7 @@ def analysis_page(session: Session, seated: SeatedGame, now: datetime | None = N
     failed = job is None or job.status == AnalysisStatus.FAILED
     minutes = 0 if job is None else max(1, math.ceil((job.ready_by - now).total_seconds() / 60))
     late = job is not None and not ready and job.ready_by < now  # promised "about 1 minute" ago
-    steps = step_analyses(session, game.id, seats) if ready else []
+    steps = step_analyses(session, game.id, seats, reader=seat.position) if ready else []
     mine = [s for s in steps if s.seat == seat.position]
     names = reader_names(seats)
     return AnalysisPage(ready=ready, failed=failed and not ready, minutes=minutes, late=late, steps=steps,
@@ -293,17 +293,19 @@ def analysis_page(session: Session, seated: SeatedGame, now: datetime | None = N
 
 
 def step_analyses(session: Session, game_id: int, seats: list[Seat],
-                  states: Sequence[engine.GameState] | None = None) -> list[present.StepAnalysis]:
+                  states: Sequence[engine.GameState] | None = None, *,
+                  reader: int | None) -> list[present.StepAnalysis]:
     """Every stored move of a finished game in words, each from its mover's view at that step
-    (the record replayed: the game is over, so its record may be read). `states`: the state at
-    every step when the caller has them already (the replay's cache), so nothing is replayed."""
+    (the record replayed: the game is over, so its record may be read), spoken to seat `reader`
+    (None: the admin). `states`: the state at every step when the caller has them already (the
+    replay's cache), so nothing is replayed."""
     rows = {row.step: row for row in moves_analysed(session, game_id)}
     if not rows:
         return []
     if states is None:
         states = replay_states(export_record(session, game_id))
     names = reader_names(seats)
-    return [present.present_step(row, named_view(engine.player_view(states[step], row.seat), seats), names)
+    return [present.present_step(row, named_view(engine.player_view(states[step], row.seat), seats), names, reader)
             for step, row in sorted(rows.items()) if step < len(states)]
 
 
@@ -354,7 +356,7 @@ def replay_analysis(session: Session, seated: SeatedGame, number: int,
     game = seated.game
     if game.status != GameStatus.FINISHED or game.id is None:
         return None, None
-    steps = step_analyses(session, game.id, seated.seats, states)
+    steps = step_analyses(session, game.id, seated.seats, states, reader=seated.seat.position)
     mine = [s for s in steps if s.seat == seated.seat.position]
     names = reader_names(seated.seats)
     return step_analysis(steps, number - 1), present.chart(mine, names[seated.seat.position])

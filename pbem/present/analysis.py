@@ -84,16 +84,17 @@ def gold_text(value: float) -> str:
     return _("%(sign)s%(gold)s gold", sign=sign, gold=gold)
 
 
-def present_step(row: AnalysisMove, view: Mapping[str, Any], players: Sequence[str]) -> StepAnalysis:
+def present_step(row: AnalysisMove, view: Mapping[str, Any], players: Sequence[str],
+                 reader: int | None) -> StepAnalysis:
     """One stored move in words, from `view` (the mover's view before it, players named for the
-    reader)."""
+    reader), its labels spoken to seat `reader` (None: the admin)."""
     played = json.loads(row.played_json)
     best = json.loads(row.best_json)
     return StepAnalysis(
         step=row.step, number=row.step + 1, seat=row.seat, player=players[row.seat],
         mark=row.mark, mark_text=_(MARK_WORDS[row.mark]), symbol=MARK_SYMBOLS[row.mark],
-        played_text=describe_move(played, view),
-        best_text=None if best == played else describe_move(best, view),
+        played_text=describe_move(played, view, reader),
+        best_text=None if best == played else describe_move(best, view, reader),
         loss=row.loss, loss_text=gold_text(-row.loss), played_margin=row.played_margin,
         best_margin=row.best_margin, played_margin_text=gold_text(row.played_margin),
         best_margin_text=gold_text(row.best_margin), forced=row.forced, capped=row.capped)

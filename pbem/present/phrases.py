@@ -275,9 +275,16 @@ def _ship_phrase(ship_id: int | None, owner: int | None, value: int | None, play
              gold=value)
 
 
-def describe_move(move: dict[str, Any], view: Mapping[str, Any]) -> str:
+MOVER = -1  # describe_move's reader by default: the seat that moves ("Play your merchant ship")
+
+
+def describe_move(move: dict[str, Any], view: Mapping[str, Any], reader: int | None = MOVER) -> str:
     """The move in words for `view["seat"]`, in the current language (the engine's
-    `describe_move` is its English): "Draw a card", "Attack Bob's ship 3 (5 gold) with Blue 3"."""
+    `describe_move` is its English): "Draw a card", "Attack Bob's ship 3 (5 gold) with Blue 3".
+    `reader`: the seat the label speaks to when another seat's move is read (a finished game's
+    analysis: "Play a merchant ship", "Attack your ship 3 ..."); None, nobody (the admin)."""
+    seat = view.get("seat")
+    reader = seat if reader == MOVER else reader
     action = move.get("action")
     if action == "draw":
         return _("Draw a card")
@@ -285,12 +292,13 @@ def describe_move(move: dict[str, Any], view: Mapping[str, Any]) -> str:
     if action == "discard":
         return _("Discard %(the_card)s", the_card=discarded_card(card_name(code), code))
     if code.startswith("M"):
-        return _("Play your merchant ship (%(gold)s gold)", gold=code[1:])
+        if reader == seat:
+            return _("Play your merchant ship (%(gold)s gold)", gold=code[1:])
+        return _("Play a merchant ship (%(gold)s gold)", gold=code[1:])
     target = move.get("target")
-    seat = view.get("seat")
     ship = next((s for s in view.get("table", []) if s and s.get("id") == target), None)
     owner = ship["owner"] if ship else None
-    where = _ship_phrase(target, owner, ship["value"] if ship else None, view.get("players", []), seat)
+    where = _ship_phrase(target, owner, ship["value"] if ship else None, view.get("players", []), reader, seat)
     if code == "AD" or code[1] == "C":
         return _("Play %(the_card)s on %(ship)s", the_card=card_in_text(code), ship=where)
     if owner is not None and (owner == seat or owner == view.get("partner")):

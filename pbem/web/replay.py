@@ -77,7 +77,7 @@ def analysis_for(session: Session, game: Game, seats: list[Seat], reader: Reader
     if reader.speaking_to is None:  # the admin: each step's mark, nobody's chart
         if game.status != GameStatus.FINISHED or game.id is None:
             return {"analysis": None, "analysis_chart": None}
-        return {"analysis": analysis_of_step(step_analyses(session, game.id, seats, states), step - 1),
+        return {"analysis": analysis_of_step(step_analyses(session, game.id, seats, states, reader=None), step - 1),
                 "analysis_chart": None}
     seated = SeatedGame(game, seats, seats[reader.speaking_to])
     step_analysis, chart = replay_analysis(session, seated, step, states)

@@ -429,3 +429,20 @@ def test_colours_inside_a_sentence_are_lower_case_outside_english(code, said):
     reason = explain.Blocked("colours_taken", 3, colours=("green", "red"))
     with i18n.using(code):
         assert said in phrases.blocked_text(reason, {"seat": 0, "players": ["Ann", "Bob"], "teams": False})
+
+
+ANOTHER_SEATS_VIEW = {"seat": 1, "players": ["Ann", "Bob"],
+                      "table": [{"id": 3, "owner": 1, "value": 5}, {"id": 4, "owner": 0, "value": 2}]}
+
+
+@pytest.mark.parametrize("move, reader, label", [
+    ({"action": "play", "card": "M4"}, 1, "Play your merchant ship (4 gold)"),  # the mover's own label
+    ({"action": "play", "card": "M4"}, 0, "Play a merchant ship (4 gold)"),
+    ({"action": "play", "card": "B3", "target": 3}, 0, "Defend their own ship 3 (5 gold) with Blue 3"),
+    ({"action": "play", "card": "B3", "target": 4}, 0, "Attack your ship 4 (2 gold) with Blue 3"),
+    ({"action": "play", "card": "B3", "target": 4}, None, "Attack Ann's ship 4 (2 gold) with Blue 3"),
+])
+def test_another_seats_move_is_worded_for_its_reader_not_as_the_readers_own(move, reader, label):
+    """The analysis of a finished game lists every player's moves: Bob's are not "your" to Ann."""
+    with i18n.using("en"):
+        assert phrases.describe_move(move, ANOTHER_SEATS_VIEW, reader) == label
