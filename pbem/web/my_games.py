@@ -208,8 +208,10 @@ def my_data_page(token: str) -> Any:
         data, email = _export(token)
     except links.LinkError as exc:
         return _link_error(exc)
+    zone = next((p["timezone"] for p in data.get("preferences", []) if p.get("timezone")), None)
     return render_template("me/data.html", data=data, email=email, token=token, status_words=status_words,
-                           as_json=lambda value: json.dumps(value, ensure_ascii=False, indent=1))
+                           as_json=lambda value: json.dumps(value, ensure_ascii=False, indent=1),
+                           in_words=lambda iso: _local_time(datetime.fromisoformat(iso.removesuffix("Z")), zone))
 
 
 @bp.route("/me/<token>/data.json", methods=["GET"])
