@@ -6,6 +6,8 @@ email_templates/ and every player-facing GET route of the app is covered, and on
 a sample fails the test. Screenshots at 1280 and 390 px go to test-artifacts/screenshots/."""
 from __future__ import annotations
 
+import os
+import re
 from urllib.parse import quote
 
 from conftest import DESKTOP, PHONE, SCREENSHOTS
@@ -23,6 +25,9 @@ from pbem.mail.render import email_names
 from pbem.games.settings import GameSettings
 
 PHONE_WIDTH = PHONE["width"]
+# KORSAR_LOOK=1: also save every page of the walk at both widths in each language
+# (test-artifacts/screenshots/look-*.png), for a person to look at before calling a change done.
+LOOK = os.environ.get("KORSAR_LOOK") == "1"
 # The blueprints whose pages players never see.
 NOT_FOR_PLAYERS = {"admin", "health", "static"}
 DOWNLOADS = {"/me/<token>/data.json"}  # a file to save (Content-Disposition: attachment), not a page
@@ -55,6 +60,14 @@ def save(page, name: str, sizes: dict[str, dict[str, int]]) -> None:
     for label, size in sizes.items():
         page.set_viewport_size(size)
         page.screenshot(path=str(SCREENSHOTS / f"phone-{name}-{label}.png"), full_page=True)
+
+
+def look(page, url: str, name: str) -> None:
+    """Save the page at both widths in each language (`?lang=`: a seat's pages keep its own)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    for code in ("en", "fr", "vi"):
+        page.goto(url + ("&" if "?" in url else "?") + "lang=" + code)
+        save(page, f"look-{slug}-{code}", {"desktop": DESKTOP, "phone": PHONE})
 
 
 def by_kind(letters: list[Letter]) -> dict[str, list[Letter]]:
@@ -172,6 +185,8 @@ def test_every_player_page_fits_a_phone_and_links_the_rules(app, smtp_server, ph
                 problems.append(f"{rule} ({path[:40]}...) is {problem}")
             if phone.locator("a[href='/rules']").count() == 0:
                 unlinked.append(rule)
+            if LOOK:
+                look(phone, live_server + path, f"{rule}-{paths.index(path)}")
     cfg = app.config["KORSAR"]
     for name, path in [("game-page", seat_path(cfg, pages.running)),
                        ("confirm-page", pages.move_paths[-1]),
