@@ -222,6 +222,9 @@ def main() -> int:
             return 2
     apply_environment(s)
     signal.signal(signal.SIGTERM, _raise_stop)
+    # Ctrl-C stops everything even when a parent started us with SIGINT ignored (a shell's
+    # background job), which Python would otherwise keep ignoring.
+    signal.signal(signal.SIGINT, _raise_stop)
     print(f"korsar dev: database {os.environ['DATABASE_URL']}", flush=True)
     prepare_database(os.environ["DATABASE_URL"])
     catcher = start_catcher(Path(os.environ["KORSAR_MAIL_DIR"]), host=s.host, port=s.catcher_port)
