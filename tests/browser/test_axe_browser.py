@@ -24,6 +24,10 @@ from pbem.models import Seat
 LANGUAGES = ["en", "fr", "vi"]
 WIDTHS = {"1280": DESKTOP, "390": PHONE}
 
+# Judges rendering only: run on SQLite (tests/browser/conftest.py, rendering_only).
+pytestmark = pytest.mark.usefixtures("rendering_only")
+
+
 
 def _checked(page: Any, where: str, *, rules_off: tuple[str, ...] = ()) -> list[str]:
     """axe at both widths on the page as loaded (one load, the viewport resized between runs)."""

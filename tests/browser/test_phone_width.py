@@ -10,6 +10,7 @@ import os
 import re
 from urllib.parse import quote
 
+import pytest
 from conftest import DESKTOP, PHONE, SCREENSHOTS
 from phone_samples import (ADMIN_ADDRESS, GAME_NAME, PLAYERS, Letter, Pages, Table, path_of, play_every_kind,
                            seat_path, set_the_tables, unsubscribe_path)
@@ -45,6 +46,10 @@ OVERFLOWING = """() => {
                + `${Math.round(el.getBoundingClientRect().left + el.scrollWidth)}px: `
                + (el.textContent || el.value || '').trim().slice(0, 60));
 }"""
+
+# Judges rendering only: run on SQLite (tests/browser/conftest.py, rendering_only).
+pytestmark = pytest.mark.usefixtures("rendering_only")
+
 
 
 def width_problem(page) -> str | None:
