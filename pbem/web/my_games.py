@@ -21,12 +21,14 @@ The page of a token speaks the address's remembered language unless the visitor 
 """
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, available_timezones
 
 import json
+
+from babel import dates as babel_dates
 
 from flask import Blueprint, Response, redirect, render_template, request
 from sqlmodel import Session
@@ -211,7 +213,15 @@ def my_data_page(token: str) -> Any:
     zone = next((p["timezone"] for p in data.get("preferences", []) if p.get("timezone")), None)
     return render_template("me/data.html", data=data, email=email, token=token, status_words=status_words,
                            as_json=lambda value: json.dumps(value, ensure_ascii=False, indent=1),
-                           in_words=lambda iso: _local_time(datetime.fromisoformat(iso.removesuffix("Z")), zone))
+                           in_words=lambda iso: _local_time(_instant(iso), zone),
+                           in_cell=lambda iso: babel_dates.format_datetime(
+                               _instant(iso).replace(tzinfo=timezone.utc), "short",
+                               tzinfo=ZoneInfo(zone if zone in time_zones() else "UTC"), locale=i18n.locale()))
+
+
+def _instant(iso: str) -> datetime:
+    """An instant of the export ("2026-12-03T08:30:00Z") as the naive UTC datetime it stores."""
+    return datetime.fromisoformat(iso.removesuffix("Z"))
 
 
 @bp.route("/me/<token>/data.json", methods=["GET"])
