@@ -37,6 +37,7 @@ class Spec:
     verb: str | None = None  # attack | defend, when said
     own_ship: bool = False  # "my ship", "votre vaisseau 1": the target is the writer's own
     certain: bool = False  # named in full, without doubt: the rules may refuse it themselves
+    ship_number: int | None = None  # "jouer le vaisseau 3" read as the 3-gold ship: 3 may be move 3
 
 
 class Failed(NamedTuple):
@@ -283,10 +284,11 @@ def _spec(verbs: set[str], cards: list[_Card], ships: list[_Ship], bare: list[in
     fighting = verbs & {ATTACK, DEFEND}
     verb = next(iter(fighting)) if len(fighting) == 1 else None
     inside = Failed(number_inside_words=bool(bare) and not cards)
+    ship_number = None
     if not cards and len(ships) == 1 and not ships[0].definite and not fighting and not bare \
             and PLAY in verbs:  # a ship word played is the merchant card: "jouer le vaisseau 3", "je pose mon vaisseau"
-        number = ships[0].number
-        cards, ships = [_Card(code=f"M{number}", certain=False) if number else _Card(family="merchant")], []
+        ship_number = ships[0].number
+        cards, ships = [_Card(code=f"M{ship_number}", certain=False) if ship_number else _Card(family="merchant")], []
     if any(c.code is not None and c.code not in engine.FULL_DECK for c in cards):
         return _NEVER
     if DRAW in verbs:
@@ -311,7 +313,8 @@ def _spec(verbs: set[str], cards: list[_Card], ships: list[_Ship], bare: list[in
     if (card.code or "").startswith("M") or card.family == "merchant":
         if aim is not None or fighting:
             return _NEVER
-        return Spec(PLAY, card=card.code, family=card.family, certain=card.certain and card.code is not None)
+        return Spec(PLAY, card=card.code, family=card.family, certain=card.certain and card.code is not None,
+                    ship_number=ship_number)
     target = aim.number if aim else None
     return Spec(PLAY, card=card.code, family=card.family, target=target,
                 ship_value=aim.value if aim else None, owner=aim.owner if aim else (), verb=verb,

@@ -187,6 +187,9 @@ def _by_spec(line: str, parsed: Spec | Failed | str, legal: list[dict[str, Any]]
         return Outcome(line, choices=tuple(fits), ambiguous=True, problem=_(
             '"%(line)s" does not say which card to play: reply with %(numbers)s.',
             line=shown(line), numbers=numbers_text(fits)))
+    other_ship = _ship_by_its_number(parsed, legal)
+    if fits and other_ship is not None and other_ship not in fits:
+        return _ambiguous(line, sorted([*fits, other_ship]))
     if len(fits) == 1:
         return Outcome(line, move=legal[fits[0] - 1], number=fits[0])
     if fits:
@@ -196,6 +199,17 @@ def _by_spec(line: str, parsed: Spec | Failed | str, legal: list[dict[str, Any]]
     if move is not None and move not in legal:
         return Outcome(line, move=move)  # named in full: the rules say why it cannot be played
     return _none_fits(line, legal)
+
+
+def _ship_by_its_number(spec: Spec, legal: list[dict[str, Any]]) -> int | None:
+    """ "Jouer le vaisseau 3" with ships of 3 and 5 gold in hand, the 5 being move 3: the 3 is the
+    ship's gold or the move's number, and the words fit both ships."""
+    number = spec.ship_number
+    if number is None or not 1 <= number <= len(legal):
+        return None
+    move = legal[number - 1]
+    is_ship = move.get("action") == PLAY and str(move.get("card", "")).startswith("M") and move.get("target") is None
+    return number if is_ship else None
 
 
 def _whole_move(spec: Spec) -> dict[str, Any] | None:

@@ -130,6 +130,34 @@ def test_a_ship_and_a_number_is_never_the_ship_of_that_number_nor_sent_to_the_ru
     assert reading.move is None and reading.choices == EVERY
 
 
+FIRST_TURN: list[dict[str, Any]] = [{"action": "draw"}, {"action": "play", "card": "M3"},
+                                    {"action": "play", "card": "M5"}]
+
+
+@pytest.mark.parametrize("lang, line", [
+    ("fr", "je joue le vaisseau 3"), ("fr", "poser mon vaisseau 3"), ("en", "play ship 3"),
+    ("en", "play the ship 3"), ("vi", "đặt tàu 3"), ("vi", "chơi tàu 3"),
+])
+def test_a_ship_number_that_is_one_ships_gold_and_another_ships_move_number_is_refused_with_both(lang, line):
+    """Ships of 3 and 5 gold in hand, the 5 being move 3: "the ship 3" is either."""
+    reading = read_reply(line, FIRST_TURN, languages=languages(lang))
+    assert reading.move is None and reading.choices == [2, 3] and reading.problem
+
+
+@pytest.mark.parametrize("lang, line, number", [
+    ("fr", "je joue le vaisseau 5", 3), ("en", "play the ship 5", 3), ("vi", "đặt tàu 5", 3),
+    ("fr", "2. je joue le vaisseau 3", 2), ("fr", "je joue le vaisseau de 3", 2), ("en", "play the 3 gold ship", 2),
+    ("vi", "đặt tàu 3 vàng", 2),
+])
+def test_a_ship_number_that_only_its_gold_or_its_own_move_explains_plays_that_ship(lang, line, number):
+    assert read_reply(line, FIRST_TURN, languages=languages(lang)).move == FIRST_TURN[number - 1]
+
+
+def test_a_ship_number_that_is_its_own_move_number_too_plays_it():
+    legal = [{"action": "draw"}, {"action": "play", "card": "M2"}, {"action": "play", "card": "M4"}]
+    assert read_reply("jouer le vaisseau 2", legal, languages=("fr", "en")).move == legal[1]
+
+
 @pytest.mark.parametrize("lang, line, number", [
     ("fr", "jouer le vaisseau 3", 3), ("fr", "vaisseau 5", 5), ("vi", "tàu 2", 2), ("vi", "lá 3", 3),
     ("fr", "poser mon vaisseau 3", 3), ("fr", "Poser votre vaisseau (3 pièces d'or)", 3), ("en", "ship 4", 4),
