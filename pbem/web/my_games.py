@@ -72,6 +72,20 @@ STATUS_WORDS = {
                  "inviting": lazy("invitations sent"), "started": lazy("started"),
                  "cancelled": lazy("cancelled by its creator"), "expired": lazy("never confirmed")},
     "invitation": INVITATION_WORDS,
+    # An email's kind (its template), in the table of the emails sent.
+    "email_kind": {
+        "analysis_ready": lazy("analysis ready"), "attacked": lazy("ship attacked"),
+        "confirm_game": lazy("game to confirm"), "digest": lazy("daily digest"), "game_over": lazy("game over"),
+        "invitation": lazy("invitation"), "invitation_bounced": lazy("invitation bounced"),
+        "invitation_declined": lazy("invitation declined"), "invitations_expired": lazy("invitations unanswered"),
+        "my_games_link": lazy("link to your games"), "news": lazy("news from the table"),
+        "notice": lazy("notice"), "paused": lazy("game paused"), "proposal_cancelled": lazy("game cancelled"),
+        "reminder": lazy("reminder"), "reply_played": lazy("reply played"),
+        "reply_refused": lazy("reply not played"), "resumed": lazy("game resumed"),
+        "seat_to_bot": lazy("a bot took your seat"), "talk_heard": lazy("message received"),
+        "timeout_autoplay": lazy("move played for you"), "turn": lazy("your turn"),
+        "vacation": lazy("vacation booked"), "welcome": lazy("welcome"),
+    },
 }
 
 

@@ -85,8 +85,19 @@ def test_the_readable_page_shows_the_same(app, smtp_server, client):
     assert 'href="' + path + '/data.json"' in page.text
     assert "data-erase-link" in page.text
     assert "Status: being played" in text and ">sent<" in page.text  # statuses in words, not codes
+    assert ">welcome<" in page.text and ">turn<" not in page.text  # an email's kind too
     french = html.unescape(client.get(path + "/data?lang=fr").text)
     assert "en cours" in french and "running" not in french and "cancelled" not in french
+    assert ">bienvenue<" in french and ">welcome<" not in french
+
+
+def test_every_kind_of_email_is_named_in_words_on_my_data():
+    from pathlib import Path
+
+    from pbem.web.my_games import STATUS_WORDS
+    templates = Path(__file__).resolve().parents[2] / "email_templates"
+    kinds = {p.name.removesuffix(".subject.txt") for p in templates.glob("*.subject.txt")}
+    assert kinds == set(STATUS_WORDS["email_kind"])
 
 
 def test_the_my_games_page_links_to_the_data_and_to_erasure(app, smtp_server, client):
