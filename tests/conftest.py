@@ -145,6 +145,15 @@ def _empty_tables(engine) -> None:
                           " where c.relkind = 'S' and c.relnamespace = 'public'::regnamespace"))
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # A test marked `judges("what")` judges something the database cannot change (how text
+    # reads in a language, how a page renders, how a reply is read): its database path runs on
+    # PostgreSQL in the tests that exercise it, so the PostgreSQL run skips it.
+    marker = item.get_closest_marker("judges")
+    if marker is not None and item.config.getoption("--db") == "postgresql":
+        pytest.skip(f"it judges {marker.args[0]}, the same on either database: run on SQLite only")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # Any test that uses the database is marked `db`, so `-m db --db postgresql` reruns them all.
     for item in items:

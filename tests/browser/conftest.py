@@ -88,12 +88,3 @@ def screenshot(page, name: str) -> None:
         page.set_viewport_size(size)
         page.screenshot(path=str(SCREENSHOTS / f"admin-{name}-{label}.png"), full_page=True)
     page.set_viewport_size(DESKTOP)
-
-
-@pytest.fixture
-def rendering_only(request: pytest.FixtureRequest) -> None:
-    """For the walks that judge how pages and emails render (axe, phone width): the HTML is the
-    same on either database, and the pages' database paths run on PostgreSQL in the other browser
-    tests (self-service, admin, home). About 300 s of a PostgreSQL run."""
-    if request.config.getoption("--db") == "postgresql":
-        pytest.skip("it judges how pages and emails render, the same on either database: run on SQLite only")

@@ -24,8 +24,9 @@ from pbem.models import Seat
 LANGUAGES = ["en", "fr", "vi"]
 WIDTHS = {"1280": DESKTOP, "390": PHONE}
 
-# Judges rendering only: run on SQLite (tests/browser/conftest.py, rendering_only).
-pytestmark = pytest.mark.usefixtures("rendering_only")
+# The pages' database paths run on PostgreSQL in the other browser tests (self-service, admin,
+# home); these walks were about 300 s of a PostgreSQL run.
+pytestmark = pytest.mark.judges("how pages and emails render")
 
 
 

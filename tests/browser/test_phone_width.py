@@ -47,8 +47,9 @@ OVERFLOWING = """() => {
                + (el.textContent || el.value || '').trim().slice(0, 60));
 }"""
 
-# Judges rendering only: run on SQLite (tests/browser/conftest.py, rendering_only).
-pytestmark = pytest.mark.usefixtures("rendering_only")
+# The pages' database paths run on PostgreSQL in the other browser tests (self-service, admin,
+# home); these walks were about 300 s of a PostgreSQL run.
+pytestmark = pytest.mark.judges("how pages and emails render")
 
 
 

@@ -49,6 +49,7 @@ def test_an_older_game_whose_bots_hold_an_english_name_reads_them_in_the_readers
         assert reader_names(table) == [BOT_NAMES[code][1], BOT_NAMES[code][2], "Paul", BOT_NAMES[code][3]]
 
 
+@pytest.mark.judges("how bots are named in each language")
 @pytest.mark.parametrize("code", ["fr", "vi"])
 @pytest.mark.parametrize("teams", [False, True], ids=["alone", "teams"])
 def test_no_english_bot_name_reaches_a_french_or_vietnamese_player_in_a_whole_game(app, smtp_server, code, teams):
@@ -147,6 +148,8 @@ def test_a_rematch_keeps_each_players_language_and_each_bots_kind(app, smtp_serv
     assert len(invitation) == 1 and '<html lang="vi" dir="ltr">' in invitation[0].html_body
 
 
+# A rematch's database path runs on PostgreSQL in test_a_rematch_keeps_each_players_language_and_each_bots_kind.
+@pytest.mark.judges("how a rematch is named in each language")
 @pytest.mark.parametrize("code, first, second", [
     ("en", "Tortuga (rematch)", "Tortuga (rematch 2)"),
     ("fr", "Tortuga (revanche)", "Tortuga (revanche 2)"),

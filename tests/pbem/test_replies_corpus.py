@@ -55,13 +55,11 @@ def test_the_corpus_holds_300_replies_a_third_in_each_language_with_60_traps_fro
         assert {r.situation for r in language_rows} == set(SITUATIONS), language
 
 
+# About 170 s of a PostgreSQL run; the replies' database path runs on PostgreSQL in
+# test_inbound_hostile, test_reply_talk and test_inbound_game.
+@pytest.mark.judges("how replies are read")
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_no_reply_plays_a_wrong_move_or_passes_our_email_on_and_97_percent_are_understood(database_url, language,
-                                                                                         request):
-    if request.config.getoption("--db") == "postgresql":
-        # It judges reading (about 170 s of a PostgreSQL run); the replies' database path runs on
-        # PostgreSQL in test_inbound_hostile, test_reply_talk and test_inbound_game.
-        pytest.skip("the corpus judges how replies are read: run on SQLite only")
+def test_no_reply_plays_a_wrong_move_or_passes_our_email_on_and_97_percent_are_understood(database_url, language):
     db = make_engine(database_url)
     try:
         cfg = make_cfg(database_url)
