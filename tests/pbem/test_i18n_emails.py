@@ -32,7 +32,6 @@ from pbem.words import plural
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))
 import phone_samples  # noqa: E402  (tests/browser: the samples of every email kind)
 
-# The PostgreSQL run skips these: they judge how each email reads in each language.
 pytestmark = pytest.mark.judges("how each email reads in each language")
 
 POT = Path(__file__).resolve().parents[2] / "pbem" / "translations" / "emails.pot"

@@ -18,8 +18,7 @@ from pbem import store
 from pbem.present.phrases import present_moves
 from pbem.models import GameStatus
 
-# The PostgreSQL run skips this: it judges how a whole game reads in each language (whole games
-# by links and by replies run on PostgreSQL in test_full_game and test_inbound_game).
+# Whole games by links and by replies run on PostgreSQL in test_full_game and test_inbound_game.
 pytestmark = pytest.mark.judges("how a whole game reads in each language")
 
 SEATS = {"elodie@example.com": ("Élodie", "fr"), "thao@example.com": ("Thảo", "vi"),

@@ -36,7 +36,6 @@ from korsar_checks import candidate_moves  # noqa: E402
 from refusal_examples import CODES, examples, refusal  # noqa: E402
 from inbound_helpers import reply_to  # noqa: E402
 
-# The PostgreSQL run skips these: they judge how each page reads in each language.
 pytestmark = pytest.mark.judges("how each page reads in each language")
 
 POT = Path(i18n.TRANSLATIONS_DIR) / "pages.pot"

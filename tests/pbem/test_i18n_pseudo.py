@@ -24,7 +24,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))
 from phone_samples import (ABORT_REASON, ADMIN_ADDRESS, GAME_NAME, PLAYERS, SHORT_GAME_NAME,  # noqa: E402
                            TALK, play_every_kind, seat_path, set_the_tables, unsubscribe_path)
 
-# The PostgreSQL run skips these: they judge that every word shown is translated.
 pytestmark = pytest.mark.judges("that every word shown is translated")
 
 ADDRESSES = [re.search(r"<(.+)>", p)[1] for p in PLAYERS]  # type: ignore[index]
