@@ -118,6 +118,8 @@ class ExpertBot(_SearchBot):
 
     name = "expert"
     infer = True
+    min_samples = _MIN_SAMPLES  # benchmarks/bot_pruning_bench.py measures other settings
+    prune_z = _PRUNE_Z
 
     def _search(self, sampler: Sampler | InferenceSampler, moves: list[int], side: int,
                 rng: random.Random, budget: _Budget) -> int:
@@ -137,8 +139,8 @@ class ExpertBot(_SearchBot):
                     break
             if going:
                 stats.close_round(active)
-                if stats.rounds >= _MIN_SAMPLES:
-                    active = stats.survivors(active)
+                if stats.rounds >= self.min_samples:
+                    active = stats.survivors(active, self.prune_z)
         if not stats.rounds:  # the clock ran out in the first round: no fair comparison yet
             return moves.index(greedy_choices(sampler.deal(sampler.unseen))[0])
         return stats.best(active)
@@ -188,7 +190,7 @@ class _PairedStats:
     def best(self, active: list[int]) -> int:
         return max(active, key=lambda i: (self.mean(i), -i))
 
-    def survivors(self, active: list[int]) -> list[int]:
+    def survivors(self, active: list[int], z: float = _PRUNE_Z) -> list[int]:
         """The moves not clearly worse than the best: paired differences on shared samples."""
         lead = self.best(active)
         n = self.rounds
@@ -198,7 +200,7 @@ class _PairedStats:
                 mu = (self.total[lead] - self.total[i]) / n
                 sq = self.squares[lead] + self.squares[i] - 2.0 * self.cross[lead][i]
                 var = max(0.0, sq - n * mu * mu) / (n - 1)
-                if mu > _PRUNE_Z * math.sqrt(var / n) + 1e-9:
+                if mu > z * math.sqrt(var / n) + 1e-9:
                     continue
             keep.append(i)
         return keep
