@@ -1,6 +1,7 @@
 """Inference against uniform dealing: how likely each makes the true hidden cards.
 
     python -m benchmarks.bot_inference_bench [--games 6] [--seed 91000] [--samples 200]
+        [--epsilon 0.25] [--candidates 8] [--window 6]
 
 Plays recorded games (greedy bots in every seat, or ``--players-bot``), and at every
 ``--every``-th position with a hidden hand deals ``--samples`` determinizations of the seat to
@@ -19,7 +20,8 @@ import sys
 
 from engine import apply_move, new_game, player_view
 from engine.bots import get_bot
-from engine.bots.inference import MODEL_EPSILON, InferenceSampler, observations
+from engine.bots.inference import CANDIDATES, MODEL_EPSILON, STEPS, WINDOW, InferenceSampler, \
+    observations
 from engine.cards import KIND_COUNTS, N_KINDS
 from engine.view import Sampler
 
@@ -45,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--samples", type=int, default=200)
     p.add_argument("--every", type=int, default=4)
     p.add_argument("--epsilon", type=float, default=MODEL_EPSILON)
+    p.add_argument("--candidates", type=int, default=CANDIDATES, help="uniform deals a deal kept")
+    p.add_argument("--window", type=int, default=WINDOW, help="moves read back per seat")
+    p.add_argument("--steps", type=int, default=STEPS, help="chain swaps between deals")
     p.add_argument("--players-bot", default="greedy", help="the bot in every seat of the games")
     args = p.parse_args(argv)
     player = get_bot(args.players_bot)
@@ -57,8 +62,11 @@ def main(argv: list[str] | None = None) -> int:
             seat = st.seat
             view = player_view(st, seat)
             if k % args.every == 0 and k >= args.players:
-                hist = observations(st, seat)
-                flat, smart = Sampler(view), InferenceSampler(view, hist, epsilon=args.epsilon)
+                hist = observations(st, seat, window=args.window)
+                flat = Sampler(view)
+                smart = InferenceSampler(view, hist, epsilon=args.epsilon,
+                                         candidates=args.candidates, window=args.window,
+                                         steps=args.steps)
                 seats = flat.hidden_seats
                 srng = random.Random(k)
                 u = _score([flat.sample(srng) for _ in range(args.samples)], st, seats)
@@ -73,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
     half = 1.96 * sd / math.sqrt(n)
     print(f"positions: {n} ({args.games} games of {args.players} {args.players_bot} bots, "
-          f"seed {args.seed}, {args.samples} samples, epsilon {args.epsilon:g})")
+          f"seed {args.seed}, {args.samples} samples, epsilon {args.epsilon:g}, "
+          f"{args.candidates} candidates, window {args.window})")
     print(f"log_likelihood_uniform: {sum(uni) / n:.3f} per position")
     print(f"log_likelihood_inference: {sum(inf) / n:.3f} per position")
     print(f"difference: {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}]")

@@ -6,14 +6,19 @@ let a rich ship go probably lacks the pirates to take it. ``InferenceSampler(vie
 weighs each deal by the likelihood of the other sides' recent moves under a model of their play,
 the greedy policy softened (``MODEL_EPSILON``: the move greedy rates best with probability
 1 - epsilon, shared among its ties, and any legal move with probability epsilon), and deals by
-sampling-importance-resampling: ``CANDIDATES`` uniform deals, one kept in proportion to its
-weight. With epsilon = 1 (a model that reads nothing into the moves) it deals uniformly.
+Markov chain Monte Carlo: a chain over the hidden hands of the seats whose moves it reads,
+started by sampling-importance-resampling seat by seat (``CANDIDATES`` uniform hands, one kept
+by its likelihood), then moved by Metropolis swaps of two cards (``STEPS`` between two deals,
+``BURN_IN`` before the first), so that its deals come in proportion to the likelihood; the
+other hands and the draw pile are dealt at random from the cards left. With epsilon = 1 (a
+model that reads nothing into the moves) it deals uniformly.
 
 The likelihood of a deal reads each hidden seat's last ``WINDOW`` moves, walking back from its
 hand in the deal: before a card it played, the hand held that card too; before a draw, the hand
 lacked the card drawn (one of the hand's cards, chosen at random: the draw itself is secret).
 Each move is rated on the position as the observing seat saw it then (``Observation``: its view
-just before the move), with the mover's hand as reconstructed.
+just before the move), with the mover's hand as reconstructed (``_Rated``: once per move, for
+every hand at once).
 
 ``observations(state, seat)`` builds that history from a game's state (its deck and moves):
 only the views ``seat`` had and the moves everyone saw, so nothing hidden from ``seat`` is in it.
@@ -34,8 +39,10 @@ from engine.view import Sampler, player_view
 from engine.view_types import PlayerView
 
 MODEL_EPSILON = 0.25  # the chance the model gives any legal move (people are not greedy bots)
-CANDIDATES = 8  # uniform deals weighed for each deal kept
+CANDIDATES = 8  # uniform hands weighed for each seat's first hand in the chain
 WINDOW = 6  # moves of each hidden seat read back from now
+STEPS = 6  # swaps the chain tries between two deals
+BURN_IN = 40  # swaps it tries before its first deal
 
 
 def observations(state: GameState, seat: int, window: int = WINDOW) -> list[Observation]:
@@ -61,18 +68,71 @@ def observations(state: GameState, seat: int, window: int = WINDOW) -> list[Obse
 
 
 class _Rated:
-    """One observed move, ready to be rated against a reconstructed hand: the position as the
-    observer saw it (hidden hands empty), the mover and its move."""
+    """One observed move, rated once for every hand the mover might have held: the position as
+    the observer saw it, the mover and its move. Which moves a hand may make, and how the greedy
+    policy rates each, depend on the hand only through the kinds it holds (a kind's moves are
+    its own; the rating reads the table, never the hand), so the position is rated once with
+    every kind in hand: per kind (the draw as a kind any hand holds while the pile lasts) its
+    number of legal moves, the greedy rank of its best moves (0: best) and how many tie there.
+    A hand's chance of the move is then a sum over the kinds it holds (``probability``)."""
 
-    __slots__ = ("state", "seat", "move", "card", "size")
+    __slots__ = ("eps", "move", "card", "groups", "relevant", "best_rank", "in_best", "memo")
 
-    def __init__(self, obs: Observation) -> None:
-        self.state = Sampler(obs.view).template.clone()
-        self.state.pile = [0] * obs.view["draw_pile"]  # its size is what the rating reads
-        self.seat = obs.seat
+    def __init__(self, obs: Observation, eps: float) -> None:
+        self.eps = eps
         self.move = obs.move
         self.card = -1 if obs.move == DRAW else obs.move & KIND_MASK  # the card it showed
-        self.size = obs.view["hand_sizes"][obs.seat]
+        st = Sampler(obs.view).template.clone()
+        st.pile = [0] * obs.view["draw_pile"]  # its size is what legality and rating read
+        seat = st.seat = obs.seat
+        st.hands[seat] = [1] * N_KINDS
+        st.hand_size[seat] = N_KINDS
+        st.kinds_mask[seat] = (1 << N_KINDS) - 1
+        by_kind: dict[int, list[int]] = {}
+        for m in legal_moves(st):
+            by_kind.setdefault(-1 if m == DRAW else m & KIND_MASK, []).append(m)
+        best = {k: greedy_choices(st, moves) for k, moves in by_kind.items()}
+        rank: dict[int, int] = {}
+        left = {best[k][0]: k for k in by_kind}  # each kind's best move stands for the kind
+        while left:
+            level = len(set(rank.values()))
+            for m in greedy_choices(st, list(left)):
+                rank[left.pop(m)] = level
+        # Per kind: (its bit in a hand's kinds mask, 0 for the draw, which every hand may make
+        # while the pile lasts; its legal moves; the rank of its best; the moves tied there),
+        # best ranks first.
+        self.groups = sorted(((0 if k < 0 else 1 << k, len(by_kind[k]), rank[k], len(best[k]))
+                              for k in by_kind), key=lambda g: g[2])
+        self.relevant = sum(bit for bit, *_ in self.groups)
+        self.best_rank = rank.get(self.card, -1)
+        self.in_best = self.card in best and obs.move in best[self.card]
+        self.memo: dict[int, float] = {}  # a hand's relevant kinds -> the chance of the move
+
+    def probability(self, mask: int) -> float:
+        """P(this move | the mover held the kinds of ``mask``) under the softened greedy model:
+        any of the hand's legal moves with chance ``eps``, else one of the greedy best at
+        random. Hands differ only by their kinds with moves here: remembered by those."""
+        key = mask & self.relevant
+        p = self.memo.get(key)
+        if p is None:
+            legal = ties = 0
+            top = -1
+            for bit, count, rank, tied in self.groups:
+                if bit and not key & bit:
+                    continue
+                legal += count
+                if top < 0:
+                    top = rank
+                if rank == top:
+                    ties += tied
+            if not legal or (self.card >= 0 and not mask >> self.card & 1):
+                p = 0.0
+            else:
+                p = self.eps / legal
+                if self.in_best and self.best_rank == top:
+                    p += (1.0 - self.eps) / ties
+            self.memo[key] = p
+        return p
 
 
 class InferenceSampler:
@@ -81,7 +141,7 @@ class InferenceSampler:
 
     def __init__(self, view: PlayerView, history: Sequence[Observation] | None,
                  epsilon: float = MODEL_EPSILON, candidates: int = CANDIDATES,
-                 window: int = WINDOW) -> None:
+                 window: int = WINDOW, steps: int = STEPS, burn_in: int = BURN_IN) -> None:
         self.base = Sampler(view)
         self.template = self.base.template
         self.unseen = self.base.unseen
@@ -92,95 +152,185 @@ class InferenceSampler:
         if history and epsilon < 1.0:
             for obs in reversed(history):
                 if obs.seat in self.base.hidden_seats and len(by_seat.get(obs.seat, [])) < window:
-                    by_seat.setdefault(obs.seat, []).append(_Rated(obs))
+                    by_seat.setdefault(obs.seat, []).append(_Rated(obs, epsilon))
         self.walks = [(s, walk) for s, walk in by_seat.items() if walk]
+        # Per hidden seat in deal order (``Sampler.deal``): its hand size and the index of its
+        # hand in the chain (None for a seat with no move to read: dealt uniformly from the rest).
+        walked = [s for s, _ in self.walks]
+        self.slots = [(size, walked.index(s) if s in walked else None)
+                      for s, size in zip(self.base.hidden_seats, self.base.hidden_sizes)]
+        self.hands: list[list[int]] = []  # the chain: each walked seat's hand, as cards
+        self.log_likelihoods: list[float] = []  # and the log-likelihood of its moves
+        self.rest: list[int] = []  # the other unseen cards (other hands and the draw pile)
+        self.steps = steps
+        self.burn_in = burn_in
 
     def deal(self, cards: list[int]) -> GameState:
         return self.base.deal(cards)
 
     def sample(self, rng: random.Random) -> GameState:
-        """A deal drawn in proportion to its likelihood (sampling-importance-resampling)."""
+        """A deal drawn by the likelihood of the seats' moves: the chain's hands after ``steps``
+        more swaps (``burn_in`` at first), the other hands and the draw pile dealt at random
+        from the cards left."""
         if not self.walks:
             return self.base.sample(rng)
-        best, best_key = None, -math.inf
-        for _ in range(self.candidates):
-            deal = self.base.sample(rng)
-            logw = self.log_likelihood(deal, rng)
-            if logw == -math.inf:
-                continue
-            key = logw - math.log(-math.log(rng.random() or 1e-300))  # Gumbel-max: by weight
-            if key > best_key:
-                best, best_key = deal, key
-        return best if best is not None else self._any_possible(rng)
+        if not self.hands:
+            self._start(rng)
+            steps = self.burn_in
+        else:
+            steps = self.steps
+        for _ in range(steps):
+            self._swap(rng)
+        rest = self.rest[:]
+        rng.shuffle(rest)
+        cards: list[int] = []
+        at = 0
+        for size, chained in self.slots:
+            if chained is None:
+                cards += rest[at:at + size]
+                at += size
+            else:
+                cards += self.hands[chained]
+        return self.base.deal(cards + rest[at:])
 
-    def _any_possible(self, rng: random.Random) -> GameState:
-        """Every candidate impossible under the model (epsilon 0): look further, then give up."""
-        for _ in range(50 * self.candidates):
-            deal = self.base.sample(rng)
-            if self.log_likelihood(deal, rng) > -math.inf:
-                return deal
-        return self.base.sample(rng)
+    def _start(self, rng: random.Random) -> None:
+        """The chain's first state: each walked seat's hand kept among ``candidates`` uniform
+        ones by its likelihood, seat after seat (the likelihood is a product over seats)."""
+        left = self.unseen[:]
+        size_of = dict(zip(self.base.hidden_seats, self.base.hidden_sizes))
+        for seat, walk in self.walks:
+            size = size_of[seat]
+            picks = self._weighed_hand(left, size, walk, rng)
+            hand = [left[i] for i in picks]
+            taken = set(picks)
+            left = [k for i, k in enumerate(left) if i not in taken]
+            self.hands.append(hand)
+            self.log_likelihoods.append(_walk_log_likelihood(walk, *_hand_of(hand), rng))
+        self.rest = left
+
+    def _swap(self, rng: random.Random) -> None:
+        """One Metropolis step: a card of one walked hand (every card of every walked hand
+        equally likely) swapped with any card outside it (another walked hand, or the rest),
+        kept with probability min(1, likelihood ratio). The proposal is symmetric and uniform
+        dealing gives every deal the same weight, so the chain's deals come in proportion to
+        the likelihood (Metropolis-Hastings; the draws' estimated likelihood is kept with the
+        state, as pseudo-marginal MCMC requires)."""
+        hands, lls = self.hands, self.log_likelihoods
+        a = int(rng.random() * len(hands))
+        mine = hands[a]
+        if not mine:
+            return
+        i = int(rng.random() * len(mine))
+        j = int(rng.random() * (len(self.unseen) - len(mine)))
+        b = None
+        for other in range(len(hands)):
+            if other != a:
+                if j < len(hands[other]):
+                    b = other
+                    break
+                j -= len(hands[other])
+        theirs = self.rest if b is None else hands[b]
+        if mine[i] == theirs[j]:
+            return
+        walk_a = self.walks[a][1]
+        new_mine = mine[:]
+        new_theirs = theirs[:]
+        new_mine[i], new_theirs[j] = theirs[j], mine[i]
+        new_a = _walk_log_likelihood(walk_a, *_hand_of(new_mine), rng)
+        if new_a == -math.inf:
+            return
+        new_b = 0.0 if b is None else _walk_log_likelihood(self.walks[b][1],
+                                                           *_hand_of(new_theirs), rng)
+        gain = new_a + new_b - lls[a] - (0.0 if b is None else lls[b])
+        if gain >= 0.0 or rng.random() < math.exp(gain):
+            hands[a], lls[a] = new_mine, new_a
+            if b is None:
+                self.rest = new_theirs
+            else:
+                hands[b], lls[b] = new_theirs, new_b
+
+    def _weighed_hand(self, pool: list[int], size: int, walk: list[_Rated],
+                      rng: random.Random) -> list[int]:
+        """Indices in ``pool`` of a hand of ``size`` cards, kept among ``candidates`` uniform
+        ones in proportion to its likelihood (Gumbel-max); if every one is impossible (a strict
+        model, epsilon 0), more are drawn, then a uniform one is kept."""
+        every = range(len(pool))
+        for tries in (self.candidates, 50 * self.candidates):
+            best, best_key = None, -math.inf
+            for _ in range(tries):
+                picks = rng.sample(every, size)
+                logw = _walk_log_likelihood(walk, *_hand_of([pool[i] for i in picks]), rng)
+                if logw == -math.inf:
+                    continue
+                key = logw - math.log(-math.log(rng.random() or 1e-300))  # by weight
+                if key > best_key:
+                    best, best_key = picks, key
+                    if tries > self.candidates:
+                        return best
+            if best is not None:
+                return best
+        return rng.sample(every, size)
 
     def log_likelihood(self, deal: GameState, rng: random.Random) -> float:
-        """log P(the observed moves | the hidden hands of ``deal``) under the model. Which card
-        each secret draw brought is summed over for that draw (each card of the hand, by its
-        count, times the chance of the draw without it) and one is kept in proportion to its
-        share: an unbiased estimate, exact for a seat whose window holds one draw."""
-        eps = self.epsilon
-        prob = self._move_probability
+        """log P(the observed moves | the hidden hands of ``deal``) under the model (see
+        ``_walk_log_likelihood``)."""
         total = 0.0
         for seat, walk in self.walks:
-            hand = deal.hands[seat][:]
-            size = deal.hand_size[seat]
-            for r in walk:
-                if r.card >= 0:  # before it played the card, the hand held it
-                    hand[r.card] += 1
-                    size += 1
-                    p = prob(r, hand, size, eps)
-                else:  # before the draw, the hand lacked the card drawn
-                    if size == 0:
-                        return -math.inf
-                    shares = []
-                    for k in range(N_KINDS):
-                        if hand[k]:
-                            hand[k] -= 1
-                            shares.append((k, (hand[k] + 1) * prob(r, hand, size - 1, eps)))
-                            hand[k] += 1
-                    mass = sum(w for _, w in shares)
-                    if mass <= 0.0:
-                        return -math.inf
-                    pick = rng.random() * mass
-                    chosen = shares[-1][0]
-                    for k, w in shares:
-                        pick -= w
-                        if pick < 0:
-                            chosen = k
-                            break
-                    hand[chosen] -= 1
-                    size -= 1
-                    p = mass / (size + 1)
-                if p <= 0.0:
-                    return -math.inf
-                total += math.log(p)
+            total += _walk_log_likelihood(walk, deal.hands[seat][:], deal.kinds_mask[seat],
+                                          deal.hand_size[seat], rng)
         return total
 
-    @staticmethod
-    def _move_probability(r: _Rated, hand: list[int], size: int, eps: float) -> float:
-        st = r.state
-        seat = r.seat
-        st.hands[seat] = hand
-        st.hand_size[seat] = size
-        mask = 0
-        for k in range(N_KINDS):
-            if hand[k]:
-                mask |= 1 << k
-        st.kinds_mask[seat] = mask
-        st.seat = seat
-        legal = legal_moves(st)
-        if r.move not in legal:
-            return 0.0
-        best = greedy_choices(st, legal)
-        p = eps / len(legal)
-        if r.move in best:
-            p += (1.0 - eps) / len(best)
-        return p
+
+def _hand_of(cards: list[int]) -> tuple[list[int], int, int]:
+    """A hand's counts per kind, its kinds mask and its size."""
+    hand = [0] * N_KINDS
+    mask = 0
+    for kind in cards:
+        hand[kind] += 1
+        mask |= 1 << kind
+    return hand, mask, len(cards)
+
+
+def _walk_log_likelihood(walk: list[_Rated], hand: list[int], mask: int, size: int,
+                         rng: random.Random) -> float:
+    """log P(a seat's observed moves, ``walk`` newest first | its hand now: ``hand``, the kinds
+    in ``mask``, ``size`` cards; walked back in place). Which card each secret draw brought is
+    summed over for that draw (each card of the hand, by its count, times the chance of the
+    draw without it) and one is kept in proportion to its share: an unbiased estimate, exact
+    for a seat whose window holds one draw."""
+    total = 0.0
+    for r in walk:
+        if r.card >= 0:  # before it played the card, the hand held it
+            hand[r.card] += 1
+            mask |= 1 << r.card
+            size += 1
+            p = r.probability(mask)
+        else:  # before the draw, the hand lacked the card drawn
+            if size == 0:
+                return -math.inf
+            shares = []
+            mass = 0.0
+            for k in range(N_KINDS):
+                n = hand[k]
+                if n:
+                    w = n * r.probability(mask & ~(1 << k) if n == 1 else mask)
+                    shares.append((k, w))
+                    mass += w
+            if mass <= 0.0:
+                return -math.inf
+            pick = rng.random() * mass
+            chosen = shares[-1][0]
+            for k, w in shares:
+                pick -= w
+                if pick < 0:
+                    chosen = k
+                    break
+            hand[chosen] -= 1
+            if not hand[chosen]:
+                mask &= ~(1 << chosen)
+            size -= 1
+            p = mass / (size + 1)
+        if p <= 0.0:
+            return -math.inf
+        total += math.log(p)
+    return total

@@ -2,11 +2,13 @@
 import math
 import random
 
+import pytest
+
 from engine import apply_move, new_game, player_view
 from engine.bots import get_bot
-from engine.bots.inference import InferenceSampler, observations
+from engine.bots.inference import InferenceSampler, _Rated, observations
 from engine.cards import N_MERCHANT_KINDS
-from engine.core import DRAW
+from engine.core import DRAW, KIND_MASK
 from engine.view import Sampler
 
 
@@ -114,3 +116,75 @@ def test_observations_name_the_seat_that_moved_and_replay_to_the_same_game():
         partner = 1 if teams else None
         assert [o.seat for o in history] == [s for s in movers if s not in (0, partner)]
         assert all(o.view["seat"] == 0 for o in history)
+
+
+def _direct_probability(obs, hand, eps):
+    """The model read off the position itself: the mover holding ``hand``, its legal moves and
+    the greedy policy's best among them."""
+    from engine.bots.greedy import greedy_choices
+    from engine.core import legal_moves
+    st = Sampler(obs.view).template.clone()
+    st.pile = [0] * obs.view["draw_pile"]
+    st.seat = obs.seat
+    st.hands[obs.seat] = hand
+    st.hand_size[obs.seat] = sum(hand)
+    st.kinds_mask[obs.seat] = sum(1 << k for k, n in enumerate(hand) if n)
+    legal = legal_moves(st)
+    if obs.move not in legal:
+        return 0.0
+    best = greedy_choices(st, legal)
+    return eps / len(legal) + ((1.0 - eps) / len(best) if obs.move in best else 0.0)
+
+
+@pytest.mark.parametrize("players, teams, seed", [(2, False, 11), (3, False, 12), (4, False, 13),
+                                                  (4, True, 14), (5, False, 15)])
+def test_the_move_is_rated_per_kind_as_the_greedy_policy_rates_it_on_the_whole_hand(players, teams,
+                                                                                  seed):
+    """The likelihood rates a hand by the kinds it holds (``_Rated.probability``): it must be
+    the softened greedy model's chance of the move, computed on the position with that hand."""
+    state = new_game([f"P{i}" for i in range(players)], teams=teams, seed=seed)
+    greedy, rng, checked = get_bot("greedy"), random.Random(seed), 0
+    while not state.finished:
+        seat = state.seat
+        if len(state.history) % 3 == 0:
+            for obs in observations(state, seat, window=2):
+                rated = {eps: _Rated(obs, eps) for eps in (0.0, 0.25)}
+                pool = Sampler(obs.view).unseen
+                for _ in range(8):
+                    hand = [0] * len(state.hands[seat])
+                    for kind in rng.sample(pool, rng.randint(1, min(9, len(pool)))):
+                        hand[kind] += 1
+                    if obs.move != DRAW:
+                        hand[obs.move & KIND_MASK] += 1
+                    mask = sum(1 << k for k, n in enumerate(hand) if n)
+                    for eps in (0.0, 0.25):
+                        assert rated[eps].probability(mask) == pytest.approx(
+                            _direct_probability(obs, hand, eps), abs=1e-12)
+                    checked += 1
+        state, _ = apply_move(state, seat, greedy.choose(player_view(state, seat), rng))
+    assert checked > 100
+
+
+def test_every_deal_of_the_chain_holds_the_unseen_cards_in_hands_of_the_sizes_the_view_shows():
+    state = list(_greedy_game(4, 8))[45]
+    seat = state.seat
+    view = player_view(state, seat)
+    sampler = InferenceSampler(view, observations(state, seat))
+    assert sampler.walks  # the chain runs: there are moves to read
+    rng = random.Random(4)
+    for _ in range(60):
+        deal = sampler.sample(rng)
+        dealt = list(deal.pile)
+        for s in sampler.base.hidden_seats:
+            assert deal.hand_size[s] == view["hand_sizes"][s] == sum(deal.hands[s])
+            dealt += [k for k, n in enumerate(deal.hands[s]) for _ in range(n)]
+        assert sorted(dealt) == sorted(sampler.unseen)
+        assert deal.hands[seat] == state.hands[seat]  # its own hand is never dealt anew
+
+
+def test_the_chain_deals_the_same_given_the_same_rng():
+    state = list(_greedy_game(4, 8))[45]
+    view, history = player_view(state, state.seat), observations(state, state.seat)
+    a, b = InferenceSampler(view, history), InferenceSampler(view, history)
+    ra, rb = random.Random(5), random.Random(5)
+    assert all(a.sample(ra).hands == b.sample(rb).hands for _ in range(30))
