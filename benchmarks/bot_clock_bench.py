@@ -1,9 +1,10 @@
 """The bots' clock: each expert move's wall time stays under its cap with both cores busy.
 
-    python -m benchmarks.bot_clock_bench [--moves 40] [--budget-ms 450] [--busy 2]
+    python -m benchmarks.bot_clock_bench [--moves 40] [--budget-ms DEFAULT_BUDGET_MS] [--busy 2]
 
 Starts ``--busy`` processes that spin (every core busy, as on a loaded server), then times
-expert decisions (positions with more than one legal move from greedy games) in this process:
+expert decisions (positions with more than one legal move from greedy games, each with the
+history its inference reads) in this process:
 the wall time of each ``choose`` against the cap (engine.bots.expert.WALL_FACTOR x the CPU
 budget), and the CPU it got. Prints p50/p95/max and how many moves overran the cap; exits 1 if
 one overran it by more than ``--slack-ms`` (one playout, the sampler's set-up).
@@ -18,8 +19,11 @@ import time
 
 from benchmarks.common import percentile
 from engine import apply_move, new_game, player_view
-from engine.bots import get_bot
+from engine.bots import DEFAULT_BUDGET_MS, get_bot
+from engine.bots.base import Observation
 from engine.bots.expert import WALL_FACTOR
+from engine.bots.inference import observations
+from engine.view_types import PlayerView
 
 
 def _spin(stop_at: float) -> None:
@@ -28,8 +32,10 @@ def _spin(stop_at: float) -> None:
         x += 1
 
 
-def _positions(count: int, seed: int) -> list[dict]:
-    greedy, views = get_bot("greedy"), []
+def _positions(count: int, seed: int) -> list[tuple[PlayerView, list[Observation]]]:
+    """Decisions of greedy games, each with the history the expert reads (inference)."""
+    greedy = get_bot("greedy")
+    views: list[tuple[PlayerView, list[Observation]]] = []
     game = 0
     while len(views) < count:
         st = new_game(["A", "B", "C", "D"], seed=seed + game)
@@ -38,7 +44,7 @@ def _positions(count: int, seed: int) -> list[dict]:
         while not st.finished and len(views) < count:
             view = player_view(st, st.seat)
             if len(view["legal_moves"]) > 1 and k % 5 == 0:
-                views.append(view)
+                views.append((view, observations(st, st.seat)))
             k += 1
             st, _ = apply_move(st, st.seat, greedy.choose(view, rng))
         game += 1
@@ -48,7 +54,7 @@ def _positions(count: int, seed: int) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--moves", type=int, default=40)
-    p.add_argument("--budget-ms", type=float, default=450.0)
+    p.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS)
     p.add_argument("--busy", type=int, default=2, help="spinning processes (cores kept busy)")
     p.add_argument("--slack-ms", type=float, default=60.0)
     p.add_argument("--seed", type=int, default=61000)
@@ -63,10 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     time.sleep(0.5)
     walls, cpus, playouts = [], [], []
     try:
-        for i, view in enumerate(views):
+        for i, (view, history) in enumerate(views):
             bot = get_bot("expert", budget_ms=args.budget_ms)
             w0, c0 = time.perf_counter(), time.thread_time()
-            bot.choose(view, random.Random(i))
+            bot.choose(view, random.Random(i), history)
             walls.append((time.perf_counter() - w0) * 1000)
             cpus.append((time.thread_time() - c0) * 1000)
             playouts.append(bot.last_playouts)

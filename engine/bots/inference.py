@@ -209,9 +209,9 @@ class InferenceSampler:
         self.rest = left
 
     def _swap(self, rng: random.Random) -> None:
-        """One Metropolis step: a card of one walked hand (every card of every walked hand
-        equally likely) swapped with any card outside it (another walked hand, or the rest),
-        kept with probability min(1, likelihood ratio). The proposal is symmetric and uniform
+        """One Metropolis step: a card of a walked hand (the hand, then the card, at random)
+        swapped with any card outside that hand (in another walked hand or the rest), kept with
+        probability min(1, likelihood ratio). The proposal is symmetric and uniform
         dealing gives every deal the same weight, so the chain's deals come in proportion to
         the likelihood (Metropolis-Hastings; the draws' estimated likelihood is kept with the
         state, as pseudo-marginal MCMC requires)."""
