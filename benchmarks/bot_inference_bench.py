@@ -1,7 +1,7 @@
 """Inference against uniform dealing: how likely each makes the true hidden cards.
 
     python -m benchmarks.bot_inference_bench [--games 6] [--seed 91000] [--samples 200]
-        [--epsilon E] [--candidates 8] [--window 6] [--steps 6]
+        [--epsilon 0.25] [--candidates 8] [--window 6] [--steps 6]
         [--players-bot greedy] [--players-iterations 120]
 
 Plays recorded games (greedy bots in every seat, or ``--players-bot``: a search bot there plays
@@ -11,8 +11,7 @@ move's view, uniformly (``Sampler``) and by inference (``InferenceSampler`` on t
 seat saw). Each hidden seat's hand is scored per card kind: the log-probability the samples
 give (add-half smoothing over the possible counts) to the true count of that kind in the hand.
 Prints the mean per position for both, their difference with a 95% interval, and the share of
-positions where inference does better. ``--epsilon`` fixes the model's softness (default: fitted
-to each seat, as the expert does).
+positions where inference does better.
 """
 from __future__ import annotations
 
@@ -49,8 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=91000)
     p.add_argument("--samples", type=int, default=200)
     p.add_argument("--every", type=int, default=4)
-    p.add_argument("--epsilon", type=float, default=None,
-                   help=f"the model's softness (default: fitted to each seat; {MODEL_EPSILON} before)")
+    p.add_argument("--epsilon", type=float, default=MODEL_EPSILON, help="the model's softness")
     p.add_argument("--candidates", type=int, default=CANDIDATES, help="uniform deals a deal kept")
     p.add_argument("--window", type=int, default=WINDOW, help="moves read back per seat")
     p.add_argument("--steps", type=int, default=STEPS, help="chain swaps between deals")
@@ -86,9 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     mean = sum(diffs) / n
     sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
     half = 1.96 * sd / math.sqrt(n)
-    softness = "fitted" if args.epsilon is None else format(args.epsilon, "g")
     print(f"positions: {n} ({args.games} games of {args.players} {args.players_bot} bots, "
-          f"seed {args.seed}, {args.samples} samples, epsilon {softness}, "
+          f"seed {args.seed}, {args.samples} samples, epsilon {args.epsilon:g}, "
           f"{args.candidates} candidates, window {args.window})")
     print(f"log_likelihood_uniform: {sum(uni) / n:.3f} per position")
     print(f"log_likelihood_inference: {sum(inf) / n:.3f} per position")

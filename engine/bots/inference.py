@@ -4,10 +4,8 @@ A uniform deal (``Sampler``) treats every hand the view allows as equally likely
 that drew while it could have put a merchant ship on the table probably holds none, and one that
 let a rich ship go probably lacks the pirates to take it. ``InferenceSampler(view, history)``
 weighs each deal by the likelihood of the other sides' recent moves under a model of their play,
-the greedy policy softened (the move greedy rates best with probability 1 - epsilon, shared
-among its ties, and any legal move with probability epsilon), epsilon fitted to each seat among
-``EPSILONS`` by how well it explains that seat's moves (``_fitted``: a seat that plays like the
-greedy policy is read closely, one that does not is read loosely or not at all), and deals by
+the greedy policy softened (``MODEL_EPSILON``: the move greedy rates best with probability
+1 - epsilon, shared among its ties, and any legal move with probability epsilon), and deals by
 Markov chain Monte Carlo: a chain over the hidden hands of the seats whose moves it reads,
 started by sampling-importance-resampling seat by seat (``CANDIDATES`` uniform hands, one kept
 by its likelihood), then moved by Metropolis swaps of two cards (``STEPS`` between two deals,
@@ -27,7 +25,6 @@ only the views ``seat`` had and the moves everyone saw, so nothing hidden from `
 """
 from __future__ import annotations
 
-import copy
 import math
 import random
 from collections.abc import Sequence
@@ -41,9 +38,12 @@ from engine.state import GameState
 from engine.view import Sampler, player_view
 from engine.view_types import PlayerView
 
-MODEL_EPSILON = 0.25  # the softness moves are rated with before each seat's is fitted
-EPSILONS = (0.1, 0.25, 0.5, 1.0)  # the softness fitted to each seat (1: its moves read as nothing)
-FIT_HANDS = 32  # uniform hands a seat's fit averages over
+# The chance the model gives any legal move (people are not greedy bots). Fitted to each seat
+# (from 0.1 or 0.25 up to 1, by the marginal likelihood of its moves), it read expert_flat
+# players better (python -m benchmarks.bot_inference_bench) but played worse: 0.586 and 0.588
+# of the win share against three greedy bots at 100 ms, 0.645 with 0.25 for every seat
+# (python -m engine duel, 320 games, seed 73000).
+MODEL_EPSILON = 0.25
 CANDIDATES = 8  # uniform hands weighed for each seat's first hand in the chain
 WINDOW = 6  # moves of each hidden seat read back from now
 STEPS = 6  # swaps the chain tries between two deals
@@ -113,13 +113,6 @@ class _Rated:
         self.in_best = self.card in best and obs.move in best[self.card]
         self.memo: dict[int, float] = {}  # a hand's relevant kinds -> the chance of the move
 
-    def softened(self, eps: float) -> _Rated:
-        """The same move rated under another softness."""
-        twin = copy.copy(self)
-        twin.eps = eps
-        twin.memo = {}
-        return twin
-
     def probability(self, mask: int) -> float:
         """P(this move | the mover held the kinds of ``mask``) under the softened greedy model:
         any of the hand's legal moves with chance ``eps``, else one of the greedy best at
@@ -149,11 +142,10 @@ class _Rated:
 
 class InferenceSampler:
     """Deals like ``Sampler`` (same ``sample(rng)``), each deal weighed by the other seats'
-    moves in ``history`` (see the module's docstring); ``epsilon`` is the model's softness
-    (None: fitted to each seat)."""
+    moves in ``history`` (see the module's docstring); ``epsilon`` is the model's softness."""
 
     def __init__(self, view: PlayerView, history: Sequence[Observation] | None,
-                 epsilon: float | None = None, candidates: int = CANDIDATES,
+                 epsilon: float = MODEL_EPSILON, candidates: int = CANDIDATES,
                  window: int = WINDOW, steps: int = STEPS, burn_in: int = BURN_IN) -> None:
         self.base = Sampler(view)
         self.template = self.base.template
@@ -162,11 +154,10 @@ class InferenceSampler:
         self.candidates = candidates
         # Per hidden seat, its observed moves newest first (the walk back from its hand now).
         by_seat: dict[int, list[_Rated]] = {}
-        if history and (epsilon is None or epsilon < 1.0):
+        if history and epsilon < 1.0:
             for obs in reversed(history):
                 if obs.seat in self.base.hidden_seats and len(by_seat.get(obs.seat, [])) < window:
-                    by_seat.setdefault(obs.seat, []).append(
-                        _Rated(obs, MODEL_EPSILON if epsilon is None else epsilon))
+                    by_seat.setdefault(obs.seat, []).append(_Rated(obs, epsilon))
         self.walks = [(s, walk) for s, walk in by_seat.items() if walk]
         # Per hidden seat in deal order (``Sampler.deal``): its hand size and the index of its
         # hand in the chain (None for a seat with no move to read: dealt uniformly from the rest).
@@ -212,9 +203,6 @@ class InferenceSampler:
         ones by its likelihood, seat after seat (the likelihood is a product over seats)."""
         left = self.unseen[:]
         size_of = dict(zip(self.base.hidden_seats, self.base.hidden_sizes))
-        if self.epsilon is None:
-            self.walks = [(seat, _fitted(walk, self.unseen, size_of[seat], rng))
-                          for seat, walk in self.walks]
         for seat, walk in self.walks:
             size = size_of[seat]
             picks = self._weighed_hand(left, size, walk, rng)
@@ -296,26 +284,6 @@ class InferenceSampler:
             total += _walk_log_likelihood(walk, deal.hands[seat][:], deal.kinds_mask[seat],
                                           deal.hand_size[seat], rng)
         return total
-
-
-def _fitted(walk: list[_Rated], unseen: list[int], size: int,
-            rng: random.Random) -> list[_Rated]:
-    """The seat's walk rated with the softness in ``EPSILONS`` that best explains its moves: the
-    one of highest marginal likelihood, the mean over ``FIT_HANDS`` uniform hands of the chance
-    of the moves (each softness is a whole model: its chances of the moves sum to one). A seat
-    that plays as the greedy policy does is read closely; one that does not, loosely."""
-    hands = [_hand_of(rng.sample(unseen, size)) for _ in range(FIT_HANDS)]
-    best, best_score = walk, -math.inf
-    for eps in EPSILONS:
-        twins = [r.softened(eps) for r in walk]
-        lls = [_walk_log_likelihood(twins, h[:], mask, n, rng) for h, mask, n in hands]
-        top = max(lls)
-        if top == -math.inf:
-            continue
-        score = top + math.log(sum(math.exp(x - top) for x in lls))
-        if score > best_score:
-            best, best_score = twins, score
-    return best
 
 
 def _hand_of(cards: list[int]) -> tuple[list[int], int, int]:
