@@ -44,6 +44,8 @@ MAX_HEADER_NAME_CHARS = 30
 LIBRARY_LINE_CHARS = 200
 LIBRARY_CHECKS = 20
 MAX_SENT_FROM_CHARS = 100
+# A move label re-wrapped by a quoting client comes back in at most this many pieces.
+MAX_LABEL_PIECES = 3
 
 
 # ---------------------------------------------------------------- how clients quote
@@ -293,16 +295,36 @@ class _Reply:
         move label is the writer's unless what follows it in our email follows it."""
         key = line_key(self.norm[i])
         ours = self.ours
+        end = i + 1  # the line after the one of ours
         if key not in ours.lines and not names_host(key, ours.hosts):
-            return False
+            rejoined = self._rewrapped_label(i)
+            if rejoined is None:
+                return False
+            key, end = rejoined
         if not is_label(key, ours.labels):
             return True
-        after = self.next_line[i + 1]
+        after = self.next_line[end]
         if after >= len(self.raw) or self.marked[after]:
             return False
         following = line_key(self.norm[after])
+        rejoined = None if is_label(following, ours.labels) else self._rewrapped_label(after)
+        if rejoined is not None:
+            following = rejoined[0]
         return (names_host(following, ours.hosts) or is_label(following, ours.labels)
                 or (key, following) in ours.follows)
+
+
+    def _rewrapped_label(self, i: int) -> tuple[str, int] | None:
+        """A move label that the quoting client re-wrapped, starting at line i: its pieces on
+        the next lines (no blank between) joined back into a label, and the line after them."""
+        key = line_key(self.norm[i])
+        for end in range(i + 1, min(i + MAX_LABEL_PIECES, len(self.raw))):
+            if not self.norm[end] or self.marked[end]:
+                return None
+            key = f"{key} {line_key(self.norm[end])}"
+            if is_label(key, self.ours.labels):
+                return key, end + 1
+        return None
 
 
 def _tidy(lines: list[str]) -> str:

@@ -20,7 +20,7 @@ from pbem import create_app, i18n
 from pbem.db import session_scope
 from pbem.games import service
 from pbem.inbound import quotes
-from pbem.inbound.ours import OurEmail, line_key, our_email
+from pbem.inbound.ours import OurEmail, is_label, line_key, our_email
 from pbem.inbound.quotes import strip_quotes
 from pbem.mail.writers import write_deferred
 from pbem.models import Game, OutboxMessage, OutboxStatus, utcnow
@@ -395,6 +395,20 @@ def test_re_indented_and_re_wrapped_copies_of_our_email_are_ours_too(sent, lang,
     start = email.text.index("\n\n") + 2  # from the intro line on, as a client that drops the banner
     quoted = QUOTINGS[quoting](email.text[start:])
     assert strip_quotes(f"draw\n{quoted}", email.ours) == "draw"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("shown", ["text", "html"])
+def test_a_quote_that_starts_at_a_move_label_the_client_re_wrapped_is_ours(sent, lang, shown):
+    """A quote may start at any move; a client that re-wraps it at 72 characters splits the long
+    labels in two pieces, and neither piece nor the label before one may pass for the writer's."""
+    email = sent[lang]
+    text = email.text if shown == "text" else crude_text(email.html)
+    lines = text.split("\n")
+    for start, line in enumerate(lines):
+        if is_label(line_key(line), email.ours.labels):
+            quoted = _rewrapped("\n".join(lines[start:]))
+            assert strip_quotes(f"draw\n{quoted}", email.ours) == "draw", line
 
 
 def test_trivial_lines_of_our_email_never_cut_the_writers_text():
