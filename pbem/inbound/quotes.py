@@ -292,7 +292,8 @@ class _Reply:
 
     def _ours(self, i: int) -> bool:
         """Line i is a line of our email (or names our host) and starts the quote; a copied
-        move label is the writer's unless what follows it in our email follows it."""
+        move label (re-wrapped or not) is the writer's unless what follows it in our email
+        follows it."""
         key = line_key(self.norm[i])
         ours = self.ours
         end = i + 1  # the line after the one of ours
@@ -312,7 +313,6 @@ class _Reply:
             following = rejoined[0]
         return (names_host(following, ours.hosts) or is_label(following, ours.labels)
                 or (key, following) in ours.follows)
-
 
     def _rewrapped_label(self, i: int) -> tuple[str, int] | None:
         """A move label that the quoting client re-wrapped, starting at line i: its pieces on
