@@ -128,3 +128,31 @@ def test_mutt_replies_to_a_turn_email_through_the_inbound_process_and_the_move_i
     subject = " ".join(str(answer["Subject"]).split())  # (the catalog's no-break spaces may be plain ones)
     assert subject.endswith(" ".join(played.split())), (subject, played)
     db.dispose()
+
+
+@pytest.mark.parametrize("lang", list(i18n.LANGUAGES))
+def test_a_mutt_reply_that_only_quotes_the_turn_email_plays_nothing(database_url, smtp_server, tmp_path, lang):
+    """Nothing typed above mutt's quote of the turn email (its moves, hand and links): no move."""
+    cfg = make_cfg(database_url, SMTP_HOST=smtp_server.host, SMTP_PORT=smtp_server.port)
+    db = make_engine(database_url)
+    with session_scope(db) as session:
+        game_id = service.create_game(session, cfg, [f"Ann <{ANN}> [{lang}]", f"Bob <{BOB}>"], seed=11).id
+    deliver_due(db, cfg)
+    [turn] = [raw for raw, msg in zip(smtp_server.raw, smtp_server.messages)
+              if str(msg["Reply-To"]).startswith(f"play+{game_id}-0-0-")]
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": database_url, "SECRET_KEY": cfg.SECRET_KEY, "BASE_URL": cfg.BASE_URL,
+           "MAIL_FROM": cfg.MAIL_FROM, "KORSAR_ENV": "testing", "INBOUND_PORT": str(port), "IMAP_URL": ""}
+    log = tmp_path / "inbound.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(procfile_command("inbound"), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        assert wait_for_port("127.0.0.1", port, 120, proc), log.read_text()[-2000:]
+        mutt_replies(tmp_path / "mutt", turn, "", lang, port)
+        with session_scope(db) as session:
+            version = session.exec(select(Game.version).where(Game.id == game_id)).one()
+        assert version == 0, log.read_text()[-2000:]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    db.dispose()
