@@ -1,7 +1,7 @@
 """Inference against uniform dealing: how likely each makes the true hidden cards.
 
     python -m benchmarks.bot_inference_bench [--games 6] [--seed 91000] [--samples 200]
-        [--epsilon 0.25] [--candidates 8] [--window 6] [--steps 6]
+        [--model 0.5:0.02,0.5:1] [--candidates 8] [--window 10] [--steps 15]
         [--players-bot greedy] [--players-iterations 120]
 
 Plays recorded games (greedy bots in every seat, or ``--players-bot``: a search bot there plays
@@ -22,7 +22,7 @@ import sys
 
 from engine import apply_move, new_game, player_view
 from engine.bots import get_bot
-from engine.bots.inference import CANDIDATES, MODEL_EPSILON, STEPS, WINDOW, InferenceSampler, \
+from engine.bots.inference import CANDIDATES, MODEL, STEPS, WINDOW, InferenceSampler, Model, \
     observations
 from engine.cards import KIND_COUNTS, N_KINDS
 from engine.view import Sampler
@@ -41,6 +41,23 @@ def _score(deals: list, truth, seats: list[int]) -> float:
     return total
 
 
+def _model(text: str) -> Model:
+    """``share:epsilon`` pairs, comma-separated."""
+    try:
+        model = tuple((float(share), float(eps)) for share, eps in
+                      (part.split(":") for part in text.split(",")))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not share:epsilon pairs: {text!r}") from None
+    if not model or any(share < 0 or not 0 <= eps <= 1 for share, eps in model) \
+            or abs(sum(share for share, _ in model) - 1.0) > 1e-9:
+        raise argparse.ArgumentTypeError("shares of 0 or more adding up to 1, epsilons in [0, 1]")
+    return model
+
+
+def _model_text(model: Model) -> str:
+    return ",".join(f"{share:g}:{eps:g}" for share, eps in model)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--games", type=int, default=6)
@@ -48,7 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=91000)
     p.add_argument("--samples", type=int, default=200)
     p.add_argument("--every", type=int, default=4)
-    p.add_argument("--epsilon", type=float, default=MODEL_EPSILON, help="the model's softness")
+    p.add_argument("--model", type=_model, default=MODEL,
+                   help="kinds of player, share:epsilon each, comma-separated (default: "
+                        f"{_model_text(MODEL)}); 1:0.25 is the single model of 2026-12-05")
     p.add_argument("--candidates", type=int, default=CANDIDATES, help="uniform deals a deal kept")
     p.add_argument("--window", type=int, default=WINDOW, help="moves read back per seat")
     p.add_argument("--steps", type=int, default=STEPS, help="chain swaps between deals")
@@ -68,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
             if k % args.every == 0 and k >= args.players:
                 hist = observations(st, seat, window=args.window)
                 flat = Sampler(view)
-                smart = InferenceSampler(view, hist, epsilon=args.epsilon,
+                smart = InferenceSampler(view, hist, model=args.model,
                                          candidates=args.candidates, window=args.window,
                                          steps=args.steps)
                 seats = flat.hidden_seats
@@ -85,8 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
     half = 1.96 * sd / math.sqrt(n)
     print(f"positions: {n} ({args.games} games of {args.players} {args.players_bot} bots, "
-          f"seed {args.seed}, {args.samples} samples, epsilon {args.epsilon:g}, "
-          f"{args.candidates} candidates, window {args.window})")
+          f"seed {args.seed}, {args.samples} samples, model {_model_text(args.model)}, "
+          f"{args.candidates} candidates, window {args.window}, {args.steps} steps)")
     print(f"log_likelihood_uniform: {sum(uni) / n:.3f} per position")
     print(f"log_likelihood_inference: {sum(inf) / n:.3f} per position")
     print(f"difference: {mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}]")

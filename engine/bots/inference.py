@@ -4,14 +4,20 @@ A uniform deal (``Sampler``) treats every hand the view allows as equally likely
 that drew while it could have put a merchant ship on the table probably holds none, and one that
 let a rich ship go probably lacks the pirates to take it. ``InferenceSampler(view, history)``
 weighs each deal by the likelihood of the other sides' recent moves under a model of their play,
-the greedy policy softened (``MODEL_EPSILON``: the move greedy rates best with probability
-1 - epsilon, shared among its ties, and any legal move with probability epsilon), and deals by
-Markov chain Monte Carlo: a chain over the hidden hands of the seats whose moves it reads,
-started by sampling-importance-resampling seat by seat (``CANDIDATES`` uniform hands, one kept
-by its likelihood), then moved by Metropolis swaps of two cards (``STEPS`` between two deals,
-``BURN_IN`` before the first), so that its deals come in proportion to the likelihood; the
-other hands and the draw pile are dealt at random from the cards left. With epsilon = 1 (a
-model that reads nothing into the moves) it deals uniformly.
+and deals by Markov chain Monte Carlo: a chain over the hidden hands of the seats whose moves it
+reads, started by sampling-importance-resampling seat by seat (``CANDIDATES`` uniform hands, one
+kept by its likelihood), then moved by Metropolis swaps of two cards (``STEPS`` between two
+deals, ``BURN_IN`` before the first), so that its deals come in proportion to the likelihood;
+the other hands and the draw pile are dealt at random from the cards left.
+
+The model (``MODEL``) is a mixture of kinds of player, each with its prior share: the greedy
+policy softened by an epsilon (the move greedy rates best with probability 1 - epsilon, shared
+among its ties, and any legal move with probability epsilon). By default a seat is, as likely
+as not, one that plays like the greedy bot (epsilon 0.02) or one that plays any legal move
+(epsilon 1); its moves weigh the two, per hand. So the chain reads a greedy player sharply, and
+a player whose moves greedy would seldom make (one that searches) about as well as uniform
+dealing does, never much worse. With epsilon 1 alone (a model that reads nothing into the
+moves) it deals uniformly.
 
 The likelihood of a deal reads each hidden seat's last ``WINDOW`` moves, walking back from its
 hand in the deal: before a card it played, the hand held that card too; before a draw, the hand
@@ -38,15 +44,15 @@ from engine.state import GameState
 from engine.view import Sampler, player_view
 from engine.view_types import PlayerView
 
-# The chance the model gives any legal move (people are not greedy bots). Fitted to each seat
-# (from 0.1 or 0.25 up to 1, by the marginal likelihood of its moves), it read expert_flat
-# players better (python -m benchmarks.bot_inference_bench) but played worse: 0.586 and 0.588
-# of the win share against three greedy bots at 100 ms, 0.645 with 0.25 for every seat
-# (python -m engine duel, 320 games, seed 73000).
-MODEL_EPSILON = 0.25
+# (prior share, epsilon) of each kind of player a seat may be. On the hidden cards' log-likelihood
+# (python -m benchmarks.bot_inference_bench, window 10, 15 steps), over uniform dealing: +2.9 in
+# games of greedy bots and +0.0 in games of expert_flat bots; epsilon 0.25 alone (the model of
+# 2026-12-05) +2.5 and -1.3, epsilon 0.02 alone +3.1 and -4.1.
+Model = tuple[tuple[float, float], ...]
+MODEL: Model = ((0.5, 0.02), (0.5, 1.0))
 CANDIDATES = 8  # uniform hands weighed for each seat's first hand in the chain
-WINDOW = 6  # moves of each hidden seat read back from now
-STEPS = 6  # swaps the chain tries between two deals
+WINDOW = 10  # moves of each hidden seat read back from now (30: a draw's noisy estimate sticks)
+STEPS = 15  # swaps the chain tries between two deals (6: +2.3 in the figures above)
 BURN_IN = 40  # swaps it tries before its first deal
 
 
@@ -79,12 +85,15 @@ class _Rated:
     its own; the rating reads the table, never the hand), so the position is rated once with
     every kind in hand: per kind (the draw as a kind any hand holds while the pile lasts) its
     number of legal moves, the greedy rank of its best moves (0: best) and how many tie there.
-    A hand's chance of the move is then a sum over the kinds it holds (``probability``)."""
+    A hand's chance of the move is then a sum over the kinds it holds (``chances``), and under
+    each kind of player of the model (its ``eps``) it is remembered by those kinds."""
 
-    __slots__ = ("eps", "move", "card", "groups", "relevant", "best_rank", "in_best", "memo")
+    __slots__ = ("eps", "zeros", "move", "card", "groups", "relevant", "best_rank", "in_best",
+                 "memo")
 
-    def __init__(self, obs: Observation, eps: float) -> None:
-        self.eps = eps
+    def __init__(self, obs: Observation, eps: Sequence[float] = (1.0,)) -> None:
+        self.eps = tuple(eps)
+        self.zeros = (0.0,) * len(self.eps)
         self.move = obs.move
         self.card = -1 if obs.move == DRAW else obs.move & KIND_MASK  # the card it showed
         st = Sampler(obs.view).template.clone()
@@ -111,53 +120,63 @@ class _Rated:
         self.relevant = sum(bit for bit, *_ in self.groups)
         self.best_rank = rank.get(self.card, -1)
         self.in_best = self.card in best and obs.move in best[self.card]
-        self.memo: dict[int, float] = {}  # a hand's relevant kinds -> the chance of the move
+        self.memo: dict[int, tuple[float, ...]] = {}  # relevant kinds -> probabilities
 
-    def probability(self, mask: int) -> float:
-        """P(this move | the mover held the kinds of ``mask``) under the softened greedy model:
-        any of the hand's legal moves with chance ``eps``, else one of the greedy best at
-        random. Hands differ only by their kinds with moves here: remembered by those."""
+    def chances(self, mask: int) -> tuple[int, float]:
+        """For a hand with the kinds of ``mask``: its number of legal moves, and the chance that
+        the greedy policy plays this move (one of its best at random; 0 if this move is not
+        among them)."""
+        legal = ties = 0
+        top = -1
+        for bit, count, rank, tied in self.groups:
+            if bit and not mask & bit:
+                continue
+            legal += count
+            if top < 0:
+                top = rank
+            if rank == top:
+                ties += tied
+        return legal, 1.0 / ties if legal and self.in_best and self.best_rank == top else 0.0
+
+    def probability(self, mask: int, eps: float) -> float:
+        """P(this move | the mover held the kinds of ``mask``) under the greedy policy softened
+        by ``eps``: any of the hand's legal moves with chance ``eps``, else greedy's."""
+        if self.card >= 0 and not mask >> self.card & 1:
+            return 0.0
+        legal, greedy = self.chances(mask)
+        return eps / legal + (1.0 - eps) * greedy if legal else 0.0
+
+    def probabilities(self, mask: int) -> tuple[float, ...]:
+        """``probability`` for each of ``eps``, for a hand that holds the card played (if any):
+        hands differ only by their kinds with moves here, so it is remembered by those."""
         key = mask & self.relevant
-        p = self.memo.get(key)
-        if p is None:
-            legal = ties = 0
-            top = -1
-            for bit, count, rank, tied in self.groups:
-                if bit and not key & bit:
-                    continue
-                legal += count
-                if top < 0:
-                    top = rank
-                if rank == top:
-                    ties += tied
-            if not legal or (self.card >= 0 and not mask >> self.card & 1):
-                p = 0.0
-            else:
-                p = self.eps / legal
-                if self.in_best and self.best_rank == top:
-                    p += (1.0 - self.eps) / ties
-            self.memo[key] = p
-        return p
+        ps = self.memo.get(key)
+        if ps is None:
+            legal, greedy = self.chances(key)
+            ps = tuple(e / legal + (1.0 - e) * greedy for e in self.eps) if legal else self.zeros
+            self.memo[key] = ps
+        return ps
 
 
 class InferenceSampler:
     """Deals like ``Sampler`` (same ``sample(rng)``), each deal weighed by the other seats'
-    moves in ``history`` (see the module's docstring); ``epsilon`` is the model's softness."""
+    moves in ``history`` (see the module's docstring) under ``model``."""
 
     def __init__(self, view: PlayerView, history: Sequence[Observation] | None,
-                 epsilon: float = MODEL_EPSILON, candidates: int = CANDIDATES,
+                 model: Model = MODEL, candidates: int = CANDIDATES,
                  window: int = WINDOW, steps: int = STEPS, burn_in: int = BURN_IN) -> None:
         self.base = Sampler(view)
         self.template = self.base.template
         self.unseen = self.base.unseen
-        self.epsilon = epsilon
+        self.log_shares = [math.log(share) if share > 0.0 else -math.inf for share, _ in model]
         self.candidates = candidates
         # Per hidden seat, its observed moves newest first (the walk back from its hand now).
         by_seat: dict[int, list[_Rated]] = {}
-        if history and epsilon < 1.0:
+        if history and any(eps < 1.0 for _, eps in model):
+            eps = [e for _, e in model]
             for obs in reversed(history):
                 if obs.seat in self.base.hidden_seats and len(by_seat.get(obs.seat, [])) < window:
-                    by_seat.setdefault(obs.seat, []).append(_Rated(obs, epsilon))
+                    by_seat.setdefault(obs.seat, []).append(_Rated(obs, eps))
         self.walks = [(s, walk) for s, walk in by_seat.items() if walk]
         # Per hidden seat in deal order (``Sampler.deal``): its hand size and the index of its
         # hand in the chain (None for a seat with no move to read: dealt uniformly from the rest).
@@ -210,7 +229,7 @@ class InferenceSampler:
             taken = set(picks)
             left = [k for i, k in enumerate(left) if i not in taken]
             self.hands.append(hand)
-            self.log_likelihoods.append(_walk_log_likelihood(walk, *_hand_of(hand), rng))
+            self.log_likelihoods.append(_walk_log_likelihood(walk, *_hand_of(hand), self.log_shares, rng))
         self.rest = left
 
     def _swap(self, rng: random.Random) -> None:
@@ -241,11 +260,11 @@ class InferenceSampler:
         new_mine = mine[:]
         new_theirs = theirs[:]
         new_mine[i], new_theirs[j] = theirs[j], mine[i]
-        new_a = _walk_log_likelihood(walk_a, *_hand_of(new_mine), rng)
+        new_a = _walk_log_likelihood(walk_a, *_hand_of(new_mine), self.log_shares, rng)
         if new_a == -math.inf:
             return
         new_b = 0.0 if b is None else _walk_log_likelihood(self.walks[b][1],
-                                                           *_hand_of(new_theirs), rng)
+                                                           *_hand_of(new_theirs), self.log_shares, rng)
         gain = new_a + new_b - lls[a] - (0.0 if b is None else lls[b])
         if gain >= 0.0 or rng.random() < math.exp(gain):
             hands[a], lls[a] = new_mine, new_a
@@ -264,7 +283,8 @@ class InferenceSampler:
             best, best_key = None, -math.inf
             for _ in range(tries):
                 picks = rng.sample(every, size)
-                logw = _walk_log_likelihood(walk, *_hand_of([pool[i] for i in picks]), rng)
+                logw = _walk_log_likelihood(walk, *_hand_of([pool[i] for i in picks]),
+                                            self.log_shares, rng)
                 if logw == -math.inf:
                     continue
                 key = logw - math.log(-math.log(rng.random() or 1e-300))  # by weight
@@ -282,7 +302,7 @@ class InferenceSampler:
         total = 0.0
         for seat, walk in self.walks:
             total += _walk_log_likelihood(walk, deal.hands[seat][:], deal.kinds_mask[seat],
-                                          deal.hand_size[seat], rng)
+                                          deal.hand_size[seat], self.log_shares, rng)
         return total
 
 
@@ -297,45 +317,70 @@ def _hand_of(cards: list[int]) -> tuple[list[int], int, int]:
 
 
 def _walk_log_likelihood(walk: list[_Rated], hand: list[int], mask: int, size: int,
-                         rng: random.Random) -> float:
+                         log_shares: Sequence[float], rng: random.Random) -> float:
     """log P(a seat's observed moves, ``walk`` newest first | its hand now: ``hand``, the kinds
-    in ``mask``, ``size`` cards; walked back in place). Which card each secret draw brought is
-    summed over for that draw (each card of the hand, by its count, times the chance of the
-    draw without it) and one is kept in proportion to its share: an unbiased estimate, exact
-    for a seat whose window holds one draw."""
-    total = 0.0
+    in ``mask``, ``size`` cards; walked back in place) under a mixture of kinds of player, the
+    log of each one's prior share in ``log_shares`` and its epsilon in the walk's ratings: the log
+    of the sum of share x likelihood. Which card each secret draw brought is drawn, for that draw,
+    in proportion to its mean share of the draw's chance over the kinds of player still possible
+    (each card of the hand by its count, times the chance of the draw without it), and each
+    kind's likelihood is divided by that proposal's chance (importance sampling): an unbiased
+    estimate for every kind, exact for a single kind and one draw in the window."""
+    logs = list(log_shares)
+    alive = [c for c, v in enumerate(logs) if v > -math.inf]
     for r in walk:
         if r.card >= 0:  # before it played the card, the hand held it
             hand[r.card] += 1
             mask |= 1 << r.card
             size += 1
-            p = r.probability(mask)
+            ps = r.probabilities(mask)
+            for c in alive[:]:
+                if ps[c] > 0.0:
+                    logs[c] += math.log(ps[c])
+                else:
+                    alive.remove(c)
         else:  # before the draw, the hand lacked the card drawn
             if size == 0:
                 return -math.inf
-            shares = []
-            mass = 0.0
-            for k in range(N_KINDS):
+            options = []  # (kind, its count, the draw's chances had the hand lacked one)
+            mass = [0.0] * len(logs)
+            left = mask
+            while left:
+                low = left & -left
+                left ^= low
+                k = low.bit_length() - 1
                 n = hand[k]
-                if n:
-                    w = n * r.probability(mask & ~(1 << k) if n == 1 else mask)
-                    shares.append((k, w))
-                    mass += w
-            if mass <= 0.0:
+                ps = r.probabilities(mask ^ low if n == 1 else mask)
+                options.append((k, n, ps))
+                for c in alive:
+                    mass[c] += n * ps[c]
+            alive = [c for c in alive if mass[c] > 0.0]
+            if not alive:
                 return -math.inf
-            pick = rng.random() * mass
-            chosen = shares[-1][0]
-            for k, w in shares:
-                pick -= w
-                if pick < 0:
-                    chosen = k
+            # A card's chance under the proposal: the mean over the kinds of player of its
+            # share of their mass (so the shares sum to 1 over the cards).
+            inverse = [1.0 / mass[c] / len(alive) if mass[c] else 0.0 for c in range(len(mass))]
+            pick = rng.random()
+            for option in options:
+                _, n, ps = option
+                q = 0.0
+                for c in alive:
+                    q += ps[c] * inverse[c]
+                q *= n
+                pick -= q
+                if pick < 0.0:
                     break
-            hand[chosen] -= 1
-            if not hand[chosen]:
-                mask &= ~(1 << chosen)
+            k = option[0]
             size -= 1
-            p = mass / (size + 1)
-        if p <= 0.0:
+            for c in alive[:]:
+                if ps[c] > 0.0:
+                    logs[c] += math.log(n * ps[c] / (q * (size + 1)))
+                else:
+                    alive.remove(c)
+            hand[k] -= 1
+            if not hand[k]:
+                mask ^= 1 << k
+        if not alive:
             return -math.inf
-        total += math.log(p)
-    return total
+    top = max(logs[c] for c in alive)
+    return top + math.log(sum(math.exp(logs[c] - top) for c in alive))

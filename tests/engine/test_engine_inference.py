@@ -46,7 +46,7 @@ def _a_seat_that_just_drew(players=3):
                 continue
             # Positions where the draw excludes little else (no attack worth more than a
             # draw whatever the hand), so that the possible deals are many.
-            strict = InferenceSampler(view, _the_draw(state, seat, drew), epsilon=0.0)
+            strict = InferenceSampler(view, _the_draw(state, seat, drew), model=((1.0, 0.0),))
             if sum(strict.log_likelihood(flat.sample(rng), rng) > -math.inf
                    for _ in range(200)) >= 20:
                 return state, seat, drew
@@ -68,7 +68,7 @@ def test_a_seat_that_drew_while_it_could_have_placed_two_merchant_ships_is_never
     its draw, so it holds at most the one it drew: the impossible deals never come."""
     state, seat, drew = _a_seat_that_just_drew()
     # The draw alone (a greedy model without softness reads every other move as certain too).
-    strict = InferenceSampler(player_view(state, seat), _the_draw(state, seat, drew), epsilon=0.0)
+    strict = InferenceSampler(player_view(state, seat), _the_draw(state, seat, drew), model=((1.0, 0.0),))
     rng = random.Random(1)
     assert all(_merchants(strict.sample(rng), drew) <= 1 for _ in range(300))
     assert _merchants(state, drew) <= 1  # the truth is among the possible deals
@@ -88,7 +88,7 @@ def test_a_model_that_reads_nothing_into_the_moves_deals_uniformly():
     state = list(_greedy_game(4, 5))[50]
     view = player_view(state, state.seat)
     uniform = Sampler(view)
-    for sampler in (InferenceSampler(view, observations(state, state.seat), epsilon=1.0),
+    for sampler in (InferenceSampler(view, observations(state, state.seat), model=((1.0, 1.0),)),
                     InferenceSampler(view, [])):
         a, b = random.Random(7), random.Random(7)
         for _ in range(20):
@@ -148,7 +148,7 @@ def test_the_move_is_rated_per_kind_as_the_greedy_policy_rates_it_on_the_whole_h
         seat = state.seat
         if len(state.history) % 3 == 0:
             for obs in observations(state, seat, window=2):
-                rated = {eps: _Rated(obs, eps) for eps in (0.0, 0.25)}
+                rated = _Rated(obs)
                 pool = Sampler(obs.view).unseen
                 for _ in range(8):
                     hand = [0] * len(state.hands[seat])
@@ -158,7 +158,7 @@ def test_the_move_is_rated_per_kind_as_the_greedy_policy_rates_it_on_the_whole_h
                         hand[obs.move & KIND_MASK] += 1
                     mask = sum(1 << k for k, n in enumerate(hand) if n)
                     for eps in (0.0, 0.25):
-                        assert rated[eps].probability(mask) == pytest.approx(
+                        assert rated.probability(mask, eps) == pytest.approx(
                             _direct_probability(obs, hand, eps), abs=1e-12)
                     checked += 1
         state, _ = apply_move(state, seat, greedy.choose(player_view(state, seat), rng))
@@ -188,3 +188,63 @@ def test_the_chain_deals_the_same_given_the_same_rng():
     a, b = InferenceSampler(view, history), InferenceSampler(view, history)
     ra, rb = random.Random(5), random.Random(5)
     assert all(a.sample(ra).hands == b.sample(rb).hands for _ in range(30))
+
+
+def _walks(players, seed, every=5):
+    """(each hidden seat's observed moves newest first, its true hand now), at every
+    ``every``-th position of a greedy game."""
+    for n, state in enumerate(_greedy_game(players, seed)):
+        if n % every or len(state.history) < 2 * players:
+            continue
+        by_seat = {}
+        for obs in reversed(observations(state, state.seat, window=4)):
+            by_seat.setdefault(obs.seat, []).append(obs)
+        for s, moves in by_seat.items():
+            yield moves, state.hands[s]
+
+
+def _likelihood(moves, hand, model, rng, walk=None):
+    """The walk's estimate of the likelihood of ``moves`` under ``model``, for ``hand``."""
+    from engine.bots.inference import _hand_of, _walk_log_likelihood
+    walk = walk or [_Rated(obs, [eps for _, eps in model]) for obs in moves]
+    cards = [k for k, n in enumerate(hand) for _ in range(n)]
+    logs = [math.log(share) for share, _ in model]
+    return math.exp(_walk_log_likelihood(walk, *_hand_of(cards), logs, rng))
+
+
+def test_a_mixture_of_players_weighs_each_kind_by_its_share_when_no_draw_hides_a_card():
+    """With no secret draw in the window the likelihood is exact: the log of the shares' sum of
+    each kind of player's likelihood."""
+    model = ((0.3, 0.02), (0.7, 1.0))
+    checked = 0
+    for moves, hand in _walks(4, 21, every=3):
+        if any(obs.move == DRAW for obs in moves):
+            continue
+        rng = random.Random(0)
+        parts = [share * _likelihood(moves, hand, ((1.0, eps),), rng) for share, eps in model]
+        assert _likelihood(moves, hand, model, rng) == pytest.approx(sum(parts), rel=1e-9)
+        checked += 1
+    assert checked >= 5
+
+
+def test_a_mixture_of_players_estimates_a_secret_draws_likelihood_without_bias():
+    """With one draw in the window each kind of player's likelihood is exact, and the mixture's
+    estimate (the drawn card chosen by a proposal shared by both kinds) averages to their
+    weighed sum."""
+    model = ((0.5, 0.02), (0.5, 1.0))
+    checked = 0
+    for moves, hand in _walks(4, 22, every=2):
+        if sum(obs.move == DRAW for obs in moves) != 1 or sum(n > 0 for n in hand) < 3:
+            continue
+        exact = sum(share * _likelihood(moves, hand, ((1.0, eps),), random.Random(0))
+                    for share, eps in model)
+        if exact <= 0.0:
+            continue
+        rng = random.Random(1)
+        walk = [_Rated(obs, [eps for _, eps in model]) for obs in moves]
+        runs = [_likelihood(moves, hand, model, rng, walk) for _ in range(4000)]
+        assert sum(runs) / len(runs) == pytest.approx(exact, rel=0.05)
+        checked += 1
+        if checked == 6:
+            break
+    assert checked >= 3
