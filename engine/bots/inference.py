@@ -50,11 +50,7 @@ from engine.view_types import PlayerView
 # 2026-12-05) +2.5 and -1.3, epsilon 0.02 alone +3.1 and -4.1.
 Model = tuple[tuple[float, float], ...]
 MODEL: Model = ((0.5, 0.02), (0.5, 1.0))
-CANDIDATES = 32  # uniform hands weighed for each seat's first hand in the chain
-# A seat is read when the kinds of player that read moves (epsilon < 1) keep this share of the
-# posterior after its moves (over the candidates). In games of greedy bots they keep less for
-# 0.6% of the seats, in games of expert_flat bots for 90% (180 seats, 32 candidates each).
-MIN_READ = 0.1
+CANDIDATES = 8  # uniform hands weighed for each seat's first hand in the chain
 WINDOW = 10  # moves of each hidden seat read back from now (30: a draw's noisy estimate sticks)
 STEPS = 15  # swaps the chain tries between two deals (6: +2.3 in the figures above)
 BURN_IN = 40  # swaps it tries before its first deal
@@ -173,7 +169,6 @@ class InferenceSampler:
         self.template = self.base.template
         self.unseen = self.base.unseen
         self.log_shares = [math.log(share) if share > 0.0 else -math.inf for share, _ in model]
-        self.reading = [eps < 1.0 for _, eps in model]  # the kinds of player that read moves
         self.candidates = candidates
         # Per hidden seat, its observed moves newest first (the walk back from its hand now).
         by_seat: dict[int, list[_Rated]] = {}
@@ -182,21 +177,17 @@ class InferenceSampler:
             for obs in reversed(history):
                 if obs.seat in self.base.hidden_seats and len(by_seat.get(obs.seat, [])) < window:
                     by_seat.setdefault(obs.seat, []).append(_Rated(obs, eps))
-        self._place([(s, walk) for s, walk in by_seat.items() if walk])
+        self.walks = [(s, walk) for s, walk in by_seat.items() if walk]
+        # Per hidden seat in deal order (``Sampler.deal``): its hand size and the index of its
+        # hand in the chain (None for a seat with no move to read: dealt uniformly from the rest).
+        walked = [s for s, _ in self.walks]
+        self.slots = [(size, walked.index(s) if s in walked else None)
+                      for s, size in zip(self.base.hidden_seats, self.base.hidden_sizes)]
         self.hands: list[list[int]] = []  # the chain: each walked seat's hand, as cards
         self.log_likelihoods: list[float] = []  # and the log-likelihood of its moves
         self.rest: list[int] = []  # the other unseen cards (other hands and the draw pile)
         self.steps = steps
         self.burn_in = burn_in
-
-    def _place(self, walks: list[tuple[int, list[_Rated]]]) -> None:
-        """The seats the chain reads (``walks``) and, per hidden seat in deal order
-        (``Sampler.deal``), its hand size and the index of its hand in the chain (None for a seat
-        not read: dealt uniformly from the rest)."""
-        self.walks = walks
-        walked = [s for s, _ in walks]
-        self.slots = [(size, walked.index(s) if s in walked else None)
-                      for s, size in zip(self.base.hidden_seats, self.base.hidden_sizes)]
 
     def deal(self, cards: list[int]) -> GameState:
         return self.base.deal(cards)
@@ -209,8 +200,6 @@ class InferenceSampler:
             return self.base.sample(rng)
         if not self.hands:
             self._start(rng)
-            if not self.walks:
-                return self.base.sample(rng)
             steps = self.burn_in
         else:
             steps = self.steps
@@ -230,26 +219,18 @@ class InferenceSampler:
 
     def _start(self, rng: random.Random) -> None:
         """The chain's first state: each walked seat's hand kept among ``candidates`` uniform
-        ones by its likelihood, seat after seat (the likelihood is a product over seats). A seat
-        whose moves leave the kinds of player that read moves less than ``MIN_READ`` (one that
-        plays as greedy seldom would) is dealt uniformly instead: reading it would cost the
-        search without telling it anything."""
+        ones by its likelihood, seat after seat (the likelihood is a product over seats)."""
         left = self.unseen[:]
         size_of = dict(zip(self.base.hidden_seats, self.base.hidden_sizes))
-        kept = []
         for seat, walk in self.walks:
-            picks, read = self._weighed_hand(left, size_of[seat], walk, rng)
-            if read < MIN_READ:
-                continue
+            size = size_of[seat]
+            picks = self._weighed_hand(left, size, walk, rng)
             hand = [left[i] for i in picks]
             taken = set(picks)
             left = [k for i, k in enumerate(left) if i not in taken]
-            kept.append((seat, walk))
             self.hands.append(hand)
-            self.log_likelihoods.append(_walk_log_likelihood(walk, *_hand_of(hand),
-                                                             self.log_shares, rng))
+            self.log_likelihoods.append(_walk_log_likelihood(walk, *_hand_of(hand), self.log_shares, rng))
         self.rest = left
-        self._place(kept)
 
     def _swap(self, rng: random.Random) -> None:
         """One Metropolis step: a card of a walked hand (the hand, then the card, at random)
@@ -293,35 +274,27 @@ class InferenceSampler:
                 hands[b], lls[b] = new_theirs, new_b
 
     def _weighed_hand(self, pool: list[int], size: int, walk: list[_Rated],
-                      rng: random.Random) -> tuple[list[int], float]:
+                      rng: random.Random) -> list[int]:
         """Indices in ``pool`` of a hand of ``size`` cards, kept among ``candidates`` uniform
-        ones in proportion to its likelihood (Gumbel-max), and the share the kinds of player
-        that read moves (epsilon < 1) keep after the seat's moves: their posterior, from the
-        mean likelihood of each kind over the candidates. If every candidate is impossible (a
-        strict model, epsilon 0), more are drawn, then a uniform one is kept."""
+        ones in proportion to its likelihood (Gumbel-max); if every one is impossible (a strict
+        model, epsilon 0), more are drawn, then a uniform one is kept."""
         every = range(len(pool))
         for tries in (self.candidates, 50 * self.candidates):
             best, best_key = None, -math.inf
-            sums: list[list[float]] = [[] for _ in self.log_shares]  # per kind, per hand
             for _ in range(tries):
                 picks = rng.sample(every, size)
-                logs = _walk_logs(walk, *_hand_of([pool[i] for i in picks]), self.log_shares, rng)
-                for c, v in enumerate(logs):
-                    sums[c].append(v)
-                logw = _log_sum_exp(logs)
+                logw = _walk_log_likelihood(walk, *_hand_of([pool[i] for i in picks]),
+                                            self.log_shares, rng)
                 if logw == -math.inf:
                     continue
                 key = logw - math.log(-math.log(rng.random() or 1e-300))  # by weight
                 if key > best_key:
                     best, best_key = picks, key
                     if tries > self.candidates:
-                        break
+                        return best
             if best is not None:
-                kinds = [_log_sum_exp(v) for v in sums]
-                whole = _log_sum_exp(kinds)
-                read = sum(math.exp(v - whole) for v, reads in zip(kinds, self.reading) if reads)
-                return best, read
-        return rng.sample(every, size), 0.0
+                return best
+        return rng.sample(every, size)
 
     def log_likelihood(self, deal: GameState, rng: random.Random) -> float:
         """log P(the observed moves | the hidden hands of ``deal``) under the model (see
@@ -343,29 +316,16 @@ def _hand_of(cards: list[int]) -> tuple[list[int], int, int]:
     return hand, mask, len(cards)
 
 
-def _log_sum_exp(values: Sequence[float]) -> float:
-    top = max(values)
-    if top == -math.inf:
-        return top
-    return top + math.log(sum(math.exp(v - top) for v in values))
-
-
 def _walk_log_likelihood(walk: list[_Rated], hand: list[int], mask: int, size: int,
                          log_shares: Sequence[float], rng: random.Random) -> float:
-    """The mixture's log-likelihood: the log of the sum of ``_walk_logs``'s terms."""
-    return _log_sum_exp(_walk_logs(walk, hand, mask, size, log_shares, rng))
-
-
-def _walk_logs(walk: list[_Rated], hand: list[int], mask: int, size: int,
-               log_shares: Sequence[float], rng: random.Random) -> list[float]:
-    """Per kind of player: log (its prior share, in ``log_shares``, x P(a seat's observed moves,
-    ``walk`` newest first | its hand now: ``hand``, the kinds in ``mask``, ``size`` cards)), the
-    kind's epsilon in the walk's ratings; the hand is walked back in place. Which card each
-    secret draw brought is drawn, for that draw, in proportion to its mean share of the draw's
-    chance over the kinds of player still possible (each card of the hand by its count, times the
-    chance of the draw without it), and each kind's likelihood is divided by that proposal's
-    chance (importance sampling): an unbiased estimate for every kind, exact for a single kind
-    and one draw in the window."""
+    """log P(a seat's observed moves, ``walk`` newest first | its hand now: ``hand``, the kinds
+    in ``mask``, ``size`` cards; walked back in place) under a mixture of kinds of player, the
+    log of each one's prior share in ``log_shares`` and its epsilon in the walk's ratings: the log
+    of the sum of share x likelihood. Which card each secret draw brought is drawn, for that draw,
+    in proportion to its mean share of the draw's chance over the kinds of player still possible
+    (each card of the hand by its count, times the chance of the draw without it), and each
+    kind's likelihood is divided by that proposal's chance (importance sampling): an unbiased
+    estimate for every kind, exact for a single kind and one draw in the window."""
     logs = list(log_shares)
     alive = [c for c, v in enumerate(logs) if v > -math.inf]
     for r in walk:
@@ -381,7 +341,7 @@ def _walk_logs(walk: list[_Rated], hand: list[int], mask: int, size: int,
                     alive.remove(c)
         else:  # before the draw, the hand lacked the card drawn
             if size == 0:
-                return [-math.inf] * len(logs)
+                return -math.inf
             options = []  # (kind, its count, the draw's chances had the hand lacked one)
             mass = [0.0] * len(logs)
             left = mask
@@ -396,7 +356,7 @@ def _walk_logs(walk: list[_Rated], hand: list[int], mask: int, size: int,
                     mass[c] += n * ps[c]
             alive = [c for c in alive if mass[c] > 0.0]
             if not alive:
-                return [-math.inf] * len(logs)
+                return -math.inf
             # A card's chance under the proposal: the mean over the kinds of player of its
             # share of their mass (so the shares sum to 1 over the cards).
             inverse = [1.0 / mass[c] / len(alive) if mass[c] else 0.0 for c in range(len(mass))]
@@ -421,5 +381,6 @@ def _walk_logs(walk: list[_Rated], hand: list[int], mask: int, size: int,
             if not hand[k]:
                 mask ^= 1 << k
         if not alive:
-            break
-    return [logs[c] if c in alive else -math.inf for c in range(len(logs))]
+            return -math.inf
+    top = max(logs[c] for c in alive)
+    return top + math.log(sum(math.exp(logs[c] - top) for c in alive))

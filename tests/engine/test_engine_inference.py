@@ -248,26 +248,3 @@ def test_a_mixture_of_players_estimates_a_secret_draws_likelihood_without_bias()
         if checked == 6:
             break
     assert checked >= 3
-
-
-def test_a_seat_that_plays_as_greedy_seldom_would_is_dealt_uniformly_and_a_greedy_seat_is_read():
-    """Seats 1 and 2 play any legal move at random, seat 3 plays greedily: seat 0's chain reads
-    seat 3 and deals the random seats uniformly (their moves tell the greedy kind nothing)."""
-    bots = [get_bot("greedy"), get_bot("random"), get_bot("random"), get_bot("greedy")]
-    read = {1: 0, 2: 0, 3: 0}
-    positions = 0
-    for seed in range(3):
-        state, rng = new_game([f"P{i}" for i in range(4)], seed=70 + seed), random.Random(seed)
-        while not state.finished:
-            seat = state.seat
-            view = player_view(state, seat)
-            if seat == 0 and len(state.history) >= 24:
-                sampler = InferenceSampler(view, observations(state, seat))
-                sampler.sample(random.Random(len(state.history)))
-                for s, _ in sampler.walks:
-                    read[s] += 1
-                positions += 1
-            state, _ = apply_move(state, seat, bots[seat].choose(view, rng))
-    assert positions >= 20
-    assert read[3] >= 0.9 * positions
-    assert read[1] + read[2] <= 0.2 * 2 * positions
