@@ -46,9 +46,11 @@ from engine.core import legal_moves, side_scores, step
 from engine.moves import encode
 from engine.state import GameState
 
-# CPU ms a move. Against three greedy bots (python -m engine duel) the expert wins 0.620 at
-# 100 ms (640 games), 0.633 at 150 and 0.635 at 250 (320 each): no stronger past 100, so 150,
-# with room for slower machines (the expert of 2026-12-01 needed 450 for 0.653).
+# CPU ms a move. Against three greedy bots (python -m engine duel, 320 games a figure, each
+# +-0.05 at 95%) the expert wins 0.605 at 100 ms and 0.683 at 150 (seeds 101000, 103000); the
+# model before it won 0.595 to 0.645 at 100 over three seeds, 0.633 at 150 and 0.635 at 250.
+# So 150: more buys little, and it leaves room for slower machines (the expert of 2026-12-01
+# needed 450 ms for 0.653).
 DEFAULT_BUDGET_MS = 150.0
 WALL_FACTOR = 2.0  # a time budget's wall-clock cap: this many times its CPU milliseconds
 _MIN_SAMPLES = 6  # samples every move gets before it may be dropped
